@@ -1,0 +1,74 @@
+/* bus-errors.c: errno and ProgramError to named D-Bus errors (names from bus-names.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "bus-errors.h"
+#include "bus-names.h"
+#include "macro.h"
+
+static const struct {
+        int error;
+        const char *name;
+        const char *format;             /* takes tid, then pid */
+} errno_map[] = {
+        { ESRCH,   PMAPI_ERROR_NO_SUCH_THREAD,
+          "Thread %d is not a live thread of the calling process %d" },
+        { EEXIST,  PMAPI_ERROR_CONTEXT_EXISTS,
+          "Thread %d (pid %d) already has a context; delete it before setting a new program" },
+        { ENODATA, PMAPI_ERROR_NO_CONTEXT,
+          "Thread %d (pid %d) has no context; set a program first" },
+        { EDQUOT,  PMAPI_ERROR_LIMIT_EXCEEDED,
+          "Cannot create a context on thread %d (pid %d): this user has reached its context limit; "
+          "delete unused contexts" },
+        { EPERM,   PMAPI_ERROR_ACCESS_DENIED,
+          "Counting thread %d (pid %d) refused: kernel.perf_event_paranoid forbids unprivileged "
+          "perf; lower it or run as root" },
+        { EACCES,  PMAPI_ERROR_KERNEL_MODE_DENIED,
+          "Kernel-mode counting on thread %d (pid %d) refused: kernel.perf_event_paranoid > 1 allows "
+          "only user mode for these events; drop PM_KERNEL or run as root" },
+        { ENODEV,  PMAPI_ERROR_OPEN_FAILED,
+          "The kernel refused to open these counters on thread %d (pid %d); try fewer or other events" },
+        { ENOMEM,  PMAPI_ERROR_NO_MEMORY,
+          "pmapid is out of memory (thread %d, pid %d)" },
+};
+
+const char *bus_error_name_from_errno(int r) {
+        for (size_t i = 0; i < ELEMENTSOF(errno_map); i++)
+                if (errno_map[i].error == -r)
+                        return errno_map[i].name;
+        return SD_BUS_ERROR_FAILED;
+}
+
+int bus_error_thread(sd_bus_error *error, int r, pid_t pid, pid_t tid) {
+        for (size_t i = 0; i < ELEMENTSOF(errno_map); i++)
+                if (errno_map[i].error == -r)
+                        return sd_bus_error_setf(error, errno_map[i].name, errno_map[i].format,
+                                                 (int) tid, (int) pid);
+        return sd_bus_error_set_errnof(error, r, "Thread %d (pid %d): %s", (int) tid, (int) pid,
+                                       strerror(-r));
+}
+
+static const struct {
+        const char *name;
+        const char *message;
+} program_map[_PROGRAM_ERROR_MAX] = {
+        [PROGRAM_UNKNOWN_EVENT] = { PMAPI_ERROR_UNKNOWN_EVENT,
+                                    "Counter %d names an event id that pm_init did not return" },
+        [PROGRAM_INVALID_MODE]  = { PMAPI_ERROR_INVALID_MODE,
+                                    "The mode word has bits a thread context does not take "
+                                    "(proctree, process, wpar_all or spare bits)" },
+        [PROGRAM_THRESHOLD]     = { PMAPI_ERROR_THRESHOLD,
+                                    "No event on Linux is thresholdable; clear the threshold bits" },
+        [PROGRAM_HYPERVISOR]    = { PMAPI_ERROR_HYPERVISOR,
+                                    "Hypervisor-mode counting is not supported on Linux" },
+        [PROGRAM_EVENT_GROUPS]  = { PMAPI_ERROR_EVENT_GROUPS,
+                                    "Predefined event groups (mode.b.is_group) are not supported yet" },
+        [PROGRAM_NO_EVENTS]     = { PMAPI_ERROR_NO_EVENTS,
+                                    "Every counter is COUNT_NOTHING; program at least one event" },
+};
+
+int bus_error_program(sd_bus_error *error, ProgramError e, int counter) {
+        if (e <= PROGRAM_OK || e >= _PROGRAM_ERROR_MAX)
+                return sd_bus_error_set(error, SD_BUS_ERROR_FAILED, "Invalid program");
+        return sd_bus_error_setf(error, program_map[e].name, program_map[e].message, counter);
+}

@@ -1,0 +1,14 @@
+/* bus-errors.h: the one place where the core's negative errnos and program check results become
+ * named D-Bus errors with a message a person can act on. */
+#pragma once
+
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+
+#include "program.h"
+
+/* Always returns a negative value, for `return bus_error_thread(...)` in handlers. */
+int bus_error_thread(sd_bus_error *error, int r, pid_t pid, pid_t tid);
+int bus_error_program(sd_bus_error *error, ProgramError e, int counter);
+/* The D-Bus name an errno maps to (for tests and logs). */
+const char *bus_error_name_from_errno(int r);

@@ -1,0 +1,73 @@
+/* caller.c: identity of bus callers and the checks that depend on it. Racy /proc reads are only
+ * used under a pidfd pin that is checked again after acting. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "caller.h"
+#include "macro.h"
+#include "perf-syscall.h"
+
+int caller_from_message(sd_bus_message *m, Caller *ret) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        pid_t pid;
+        uid_t euid;
+        int r;
+
+        r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_PID | SD_BUS_CREDS_EUID, &creds);
+        if (r < 0)
+                return r;
+        r = sd_bus_creds_get_pid(creds, &pid);
+        if (r < 0)
+                return r;
+        r = sd_bus_creds_get_euid(creds, &euid);
+        if (r < 0)
+                return r;
+        *ret = (Caller) { .pid = pid, .euid = euid };
+        return 0;
+}
+
+bool thread_pin_alive(int pidfd) {
+        struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+        return poll(&p, 1, 0) == 0;     /* POLLIN|POLLHUP once the thread has exited */
+}
+
+int thread_pin(pid_t pid, pid_t tid, int *ret_pidfd) {
+        _cleanup_close_ int pidfd = -1;
+        char path[64];
+        struct stat st;
+
+        if (pid <= 0 || tid <= 0)
+                return -ESRCH;
+        pidfd = pidfd_open_thread(tid);
+        if (pidfd < 0)
+                return -ESRCH;
+        (void) snprintf(path, sizeof(path), "/proc/%d/task/%d", (int) pid, (int) tid);
+        if (stat(path, &st) < 0 || !thread_pin_alive(pidfd))
+                return -ESRCH;
+        *ret_pidfd = TAKE_FD(pidfd);
+        return 0;
+}
+
+int perf_event_paranoid(void) {
+        _cleanup_close_ int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
+        char buf[16] = {};
+
+        if (fd < 0 || read(fd, buf, sizeof(buf) - 1) <= 0)
+                return 3;
+        return atoi(buf);
+}
+
+CountVerdict caller_may_count(uid_t euid, int paranoid, bool wants_kernel, bool owner_may_count_kernel) {
+        if (euid == 0)
+                return COUNT_ALLOWED;
+        if (paranoid >= 3)
+                return COUNT_DENIED;
+        if (!wants_kernel || paranoid <= 1 || owner_may_count_kernel)
+                return COUNT_ALLOWED;
+        return COUNT_KERNEL_DENIED;
+}

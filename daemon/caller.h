@@ -1,0 +1,39 @@
+/* caller.h: who is calling (bus credentials only, never arguments), whether a thread is the
+ * caller's, and the kernel's perf_event_paranoid policy applied to the caller. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+
+typedef struct Caller {
+        pid_t pid;
+        uid_t euid;
+} Caller;
+
+/* The broker vouches for the sender's PID and EUID; nothing else is trusted. */
+int caller_from_message(sd_bus_message *m, Caller *ret);
+
+/* Pins thread tid of process pid with a PIDFD_THREAD pidfd. -ESRCH if tid is not a live thread of
+ * pid. The pin says "the thread the caller meant"; check it again with thread_pin_alive() after
+ * acting, since a tid may be reused between the two looks. */
+int thread_pin(pid_t pid, pid_t tid, int *ret_pidfd);
+bool thread_pin_alive(int pidfd);
+
+/* /proc/sys/kernel/perf_event_paranoid; an unreadable value counts as the most restrictive. */
+int perf_event_paranoid(void);
+
+typedef enum CountVerdict {
+        COUNT_ALLOWED,
+        COUNT_DENIED,                   /* no unprivileged perf at all (paranoid >= 3) */
+        COUNT_KERNEL_DENIED,            /* user mode yes, kernel mode no */
+        _COUNT_VERDICT_MAX,
+        _COUNT_VERDICT_INVALID = -EINVAL,
+} CountVerdict;
+
+/* May a caller count its own thread in the mode asked? Root always; otherwise what the kernel
+ * would allow that caller with perf_event_open: user mode with paranoid <= 2, kernel mode with
+ * paranoid <= 1, and kernel mode of events the owner sees anyway (getrusage, /proc) whatever the
+ * setting. Capabilities are not trusted: they cannot be read safely through the bus. */
+CountVerdict caller_may_count(uid_t euid, int paranoid, bool wants_kernel, bool owner_may_count_kernel);

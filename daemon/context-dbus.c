@@ -1,0 +1,136 @@
+/* context-dbus.c: each live thread context is an object an admin can browse with busctl. The
+ * objects carry properties only; every change goes through the Manager's methods. A caller sees
+ * the objects of its own uid; root sees all. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-names.h"
+#include "context-dbus.h"
+#include "macro.h"
+
+static bool current_caller_may_see(sd_bus *bus, const Context *c) {
+        sd_bus_message *m = sd_bus_get_current_message(bus);
+        Caller caller;
+
+        if (!m || caller_from_message(m, &caller) < 0)
+                return false;
+        return caller.euid == 0 || caller.euid == c->owner_uid;
+}
+
+static int context_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
+                        void **found, sd_bus_error *error) {
+        Manager *m = userdata;
+        const char *id;
+        char *end;
+        long tid;
+        Context *c;
+
+        (void) interface, (void) error;
+        if (strncmp(path, PMAPI_THREAD_PREFIX "/", strlen(PMAPI_THREAD_PREFIX "/")) != 0)
+                return 0;
+        id = path + strlen(PMAPI_THREAD_PREFIX "/");
+        tid = strtol(id, &end, 10);
+        if (*id == '\0' || *end != '\0' || tid <= 0 || tid > INT32_MAX)
+                return 0;
+        c = g_hash_table_lookup(m->threads, GINT_TO_POINTER((int) tid));
+        if (!c || !current_caller_may_see(bus, c))
+                return 0;
+        *found = c;
+        return 1;
+}
+
+static int context_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+                             sd_bus_error *error) {
+        Manager *m = userdata;
+        GHashTableIter it;
+        gpointer value;
+        char **l;
+        size_t n = 0;
+
+        (void) path, (void) error;
+        l = calloc(g_hash_table_size(m->threads) + 1, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+        g_hash_table_iter_init(&it, m->threads);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                Context *c = value;
+                if (!current_caller_may_see(bus, c))
+                        continue;
+                if (asprintf(&l[n], PMAPI_THREAD_PREFIX "/%d", (int) c->tid) < 0) {
+                        for (size_t i = 0; i < n; i++)
+                                free(l[i]);
+                        free(l);
+                        return -ENOMEM;
+                }
+                n++;
+        }
+        *nodes = l;
+        return 0;
+}
+
+static int property_get_events(sd_bus *bus, const char *path, const char *interface,
+                               const char *property, sd_bus_message *reply, void *userdata,
+                               sd_bus_error *error) {
+        Context *c = userdata;
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return sd_bus_message_append_array(reply, 'i', c->program.events, sizeof(c->program.events));
+}
+
+static int property_get_event_names(sd_bus *bus, const char *path, const char *interface,
+                                    const char *property, sd_bus_message *reply, void *userdata,
+                                    sd_bus_error *error) {
+        Context *c = userdata;
+        int r;
+
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        if (r < 0)
+                return r;
+        for (int i = 0; i < MAX_COUNTERS; i++) {
+                const Event *e = c->program.events[i] == COUNT_NOTHING ? NULL :
+                                 event_table_find(c->manager->events, c->program.events[i]);
+                r = sd_bus_message_append(reply, "s", e ? e->short_name : "");
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+static int property_get_mode(sd_bus *bus, const char *path, const char *interface,
+                             const char *property, sd_bus_message *reply, void *userdata,
+                             sd_bus_error *error) {
+        Program p = context_get_program(userdata);
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return sd_bus_message_append(reply, "i", (int32_t) p.mode);
+}
+
+static int property_get_counting(sd_bus *bus, const char *path, const char *interface,
+                                 const char *property, sd_bus_message *reply, void *userdata,
+                                 sd_bus_error *error) {
+        Context *c = userdata;
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return sd_bus_message_append(reply, "b", (int) c->counting);
+}
+
+static const sd_bus_vtable thread_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("ProcessId", "i", NULL, offsetof(Context, pid), SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("ThreadId", "i", NULL, offsetof(Context, tid), SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("OwnerUid", "u", NULL, offsetof(Context, owner_uid), SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Events", "ai", property_get_events, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("EventNames", "as", property_get_event_names, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Mode", "i", property_get_mode, 0, 0),
+        SD_BUS_PROPERTY("Counting", "b", property_get_counting, 0, 0),
+        SD_BUS_VTABLE_END
+};
+
+int context_bus_register(Manager *m, sd_bus *bus) {
+        int r;
+
+        r = sd_bus_add_fallback_vtable(bus, NULL, PMAPI_THREAD_PREFIX, PMAPI_THREAD_INTERFACE,
+                                       thread_vtable, context_find, m);
+        if (r < 0)
+                return r;
+        return sd_bus_add_node_enumerator(bus, NULL, PMAPI_THREAD_PREFIX, context_enumerate, m);
+}

@@ -1,0 +1,99 @@
+/* context.c: a thread context's state machine over a counter backend. The counters are the truth:
+ * reset is a kernel reset, never a software offset, so a direct read of the counters would agree
+ * with what the daemon reports. */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "macro.h"
+
+int context_new(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
+                uid_t owner_uid, const Program *program, int pidfd, Context **ret) {
+        Context *c;
+        int r;
+
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        c->pid = pid;
+        c->tid = tid;
+        c->owner_uid = owner_uid;
+        c->program = *program;
+        c->backend = backend;
+        c->pidfd = -1;
+        program_encode(program, events, &c->encoding);
+
+        r = backend->open(tid, c->encoding.attrs, c->encoding.n_events, &c->counters);
+        if (r < 0)
+                goto fail;
+        if (program_counts_on_start(program)) {
+                r = context_start(c);
+                if (r < 0)
+                        goto fail;
+        }
+        c->pidfd = pidfd;
+        *ret = c;
+        return 0;
+fail:
+        context_free(c);
+        return r;
+}
+
+Context *context_free(Context *c) {
+        if (!c)
+                return NULL;
+        sd_event_source_disable_unref(c->exit_source);
+        if (c->counters)
+                c->backend->close(c->counters);
+        if (c->pidfd >= 0)
+                close(c->pidfd);
+        free(c);
+        return NULL;
+}
+
+int context_start(Context *c) {
+        int r;
+
+        if (c->counting)
+                return 0;
+        r = c->backend->enable(c->counters);
+        if (r < 0)
+                return r;
+        c->counting = true;
+        return 0;
+}
+
+int context_stop(Context *c) {
+        int r;
+
+        if (!c->counting)
+                return 0;
+        r = c->backend->disable(c->counters);
+        if (r < 0)
+                return r;
+        c->counting = false;
+        return 0;
+}
+
+int context_reset(Context *c) {
+        return c->backend->reset(c->counters);
+}
+
+int context_read(Context *c, int64_t accu[MAX_COUNTERS]) {
+        uint64_t values[MAX_COUNTERS];
+        int r;
+
+        r = c->backend->read(c->counters, values, c->encoding.n_events);
+        if (r < 0)
+                return r;
+        program_spread_values(&c->encoding, values, accu);
+        return 0;
+}
+
+Program context_get_program(const Context *c) {
+        Program p = c->program;
+
+        p.mode = c->counting ? (p.mode | PM_COUNT) : (p.mode & ~(uint32_t) PM_COUNT);
+        return p;
+}

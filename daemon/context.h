@@ -1,0 +1,38 @@
+/* context.h: one thread's counting context: its program, its counting state and its counter group.
+ * No D-Bus and no event loop here: the manager owns contexts and watches their threads. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "counter.h"
+#include "program.h"
+
+struct Manager;
+
+typedef struct Context {
+        struct Manager *manager;        /* set by the manager that owns it */
+        pid_t pid;
+        pid_t tid;
+        uid_t owner_uid;                /* euid of the caller that created it */
+        Program program;                /* as set; the count bit is the initial state */
+        ProgramEncoding encoding;
+        bool counting;
+        const CounterBackend *backend;
+        CounterGroup *counters;
+        int pidfd;                      /* pins the thread; fires at its exit. -1 if none */
+        sd_event_source *exit_source;
+} Context;
+
+/* Opens the counters (they start at 0) and starts them if the program's count bit is set.
+ * Takes ownership of pidfd on success only. */
+int context_new(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
+                uid_t owner_uid, const Program *program, int pidfd, Context **ret);
+Context *context_free(Context *c);
+int context_start(Context *c);          /* idempotent */
+int context_stop(Context *c);           /* idempotent */
+int context_reset(Context *c);
+int context_read(Context *c, int64_t accu[MAX_COUNTERS]);
+/* The program as get_program reports it: the count bit is the current state. */
+Program context_get_program(const Context *c);

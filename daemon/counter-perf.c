@@ -1,0 +1,86 @@
+/* counter-perf.c: counter groups as real perf_event groups. The leader's ioctls switch and reset the
+ * whole group, and one read() of the leader (PERF_FORMAT_GROUP) returns every value at once. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+
+#include "counter.h"
+#include "macro.h"
+#include "perf-syscall.h"
+#include "pmapi.h"
+
+struct CounterGroup {
+        int fds[MAX_COUNTERS];
+        size_t n;
+};
+
+static void perf_close(CounterGroup *g) {
+        if (!g)
+                return;
+        for (size_t i = g->n; i > 0; i--)       /* members before the leader */
+                close(g->fds[i - 1]);
+        free(g);
+}
+DEFINE_FREEP(CounterGroup, perf_close);
+
+static int perf_open(pid_t tid, const struct perf_event_attr *attrs, size_t n, CounterGroup **ret) {
+        _cleanup_(perf_closep) CounterGroup *g = NULL;
+
+        if (n == 0 || n > MAX_COUNTERS)
+                return -EINVAL;
+        g = calloc(1, sizeof(*g));
+        if (!g)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                struct perf_event_attr a = attrs[i];
+                int fd = sys_perf_event_open(&a, tid, -1, i == 0 ? -1 : g->fds[0], PERF_FLAG_FD_CLOEXEC);
+                if (fd < 0)
+                        return -errno;
+                g->fds[g->n++] = fd;
+        }
+        *ret = TAKE_PTR(g);
+        return 0;
+}
+
+static int perf_ioctl(CounterGroup *g, unsigned long request) {
+        return ioctl(g->fds[0], request, PERF_IOC_FLAG_GROUP) < 0 ? -errno : 0;
+}
+
+static int perf_enable(CounterGroup *g) {
+        return perf_ioctl(g, PERF_EVENT_IOC_ENABLE);
+}
+
+static int perf_disable(CounterGroup *g) {
+        return perf_ioctl(g, PERF_EVENT_IOC_DISABLE);
+}
+
+static int perf_reset(CounterGroup *g) {
+        return perf_ioctl(g, PERF_EVENT_IOC_RESET);
+}
+
+static int perf_read(CounterGroup *g, uint64_t *values, size_t n) {
+        uint64_t buf[3 + MAX_COUNTERS];        /* nr, time_enabled, time_running, values */
+        ssize_t l;
+
+        if (n != g->n)
+                return -EINVAL;
+        l = read(g->fds[0], buf, sizeof(buf));
+        if (l < 0)
+                return -errno;
+        if ((size_t) l < sizeof(uint64_t) * (3 + n) || buf[0] != n)
+                return -EIO;
+        for (size_t i = 0; i < n; i++)
+                values[i] = buf[3 + i];
+        return 0;
+}
+
+const CounterBackend counter_backend_perf = {
+        .name = "perf",
+        .open = perf_open,
+        .enable = perf_enable,
+        .disable = perf_disable,
+        .reset = perf_reset,
+        .read = perf_read,
+        .close = perf_close,
+};

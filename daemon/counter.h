@@ -1,0 +1,34 @@
+/* counter.h: the counter backend, as an ops table. counter-perf.c opens real perf_event groups;
+ * counter-fake.c keeps numbers in memory for the unit tests of the core. A CounterGroup is one
+ * group of counters on one thread, switched and reset as a whole. */
+#pragma once
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct CounterGroup CounterGroup;
+
+typedef struct CounterBackend {
+        const char *name;
+        /* Opens n counters on thread tid, disabled, as one group. */
+        int (*open)(pid_t tid, const struct perf_event_attr *attrs, size_t n, CounterGroup **ret);
+        int (*enable)(CounterGroup *g);
+        int (*disable)(CounterGroup *g);
+        int (*reset)(CounterGroup *g);
+        /* One consistent snapshot of all n values. */
+        int (*read)(CounterGroup *g, uint64_t *values, size_t n);
+        void (*close)(CounterGroup *g);
+} CounterBackend;
+
+extern const CounterBackend counter_backend_perf;
+extern const CounterBackend counter_backend_fake;
+
+/* Fake backend controls for tests: the most recently opened group, and counting "work". */
+CounterGroup *counter_fake_last_opened(void);
+/* Adds delta to counter i if the group is enabled. */
+void counter_fake_count(CounterGroup *g, size_t i, uint64_t delta);
+/* Makes the next open fail with error (negative errno); 0 clears it. */
+void counter_fake_fail_next_open(int error);
+size_t counter_fake_n_open(void);

@@ -1,0 +1,271 @@
+/* event-table.c: builds the event catalog from the curated tables and libpfm4, keeping only events
+ * the kernel opens here. It knows nothing of clients or modes; program.c applies those. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event-table.h"         /* <linux/perf_event.h> before libpfm4's copy */
+#include <perfmon/pfmlib_perf_event.h>
+#include "log.h"
+#include "macro.h"
+#include "perf-syscall.h"
+#include "pmapi.h"
+
+const EventTableSource *const event_sources[] = {
+        &event_source_perf_software,
+        &event_source_perf_generic_hw,
+};
+const size_t n_event_sources = ELEMENTSOF(event_sources);
+
+static void event_done(Event *e) {
+        free(e->short_name);
+        free(e->long_name);
+        free(e->description);
+}
+
+EventTable *event_table_free(EventTable *t) {
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < t->n_events; i++)
+                event_done(&t->events[i]);
+        free(t->events);
+        free(t->pmu_name);
+        free(t);
+        return NULL;
+}
+DEFINE_FREEP(EventTable, event_table_free);
+
+static int event_table_append(EventTable *t, size_t *allocated, const Event *e) {
+        if (t->n_events == *allocated) {
+                size_t n = *allocated ? *allocated * 2 : 64;
+                Event *p = reallocarray(t->events, n, sizeof(Event));
+                if (!p)
+                        return -ENOMEM;
+                t->events = p;
+                *allocated = n;
+        }
+        t->events[t->n_events++] = *e;
+        return 0;
+}
+
+static int event_from_def(const EventDef *d, Event *ret) {
+        Event e = {
+                .id = d->id,
+                .status = d->status,
+                .owner_may_count_kernel = d->owner_may_count_kernel,
+                .short_name = strdup(d->short_name),
+                .long_name = strdup(d->pfm_name),
+                .description = strdup(d->description),
+        };
+        if (!e.short_name || !e.long_name || !e.description) {
+                event_done(&e);
+                return -ENOMEM;
+        }
+        *ret = e;
+        return 0;
+}
+
+int event_table_new_unprobed(const EventTableSource *const *sources, size_t n_sources, EventTable **ret) {
+        _cleanup_(event_table_freep) EventTable *t = calloc(1, sizeof(EventTable));
+        size_t allocated = 0;
+        int r;
+
+        if (!t)
+                return -ENOMEM;
+        t->pmu_name = strdup("unprobed");
+        if (!t->pmu_name)
+                return -ENOMEM;
+        for (size_t s = 0; s < n_sources; s++)
+                for (size_t i = 0; i < sources[s]->n_rows; i++) {
+                        Event e;
+                        r = event_from_def(&sources[s]->rows[i], &e);
+                        if (r < 0)
+                                return r;
+                        r = event_table_append(t, &allocated, &e);
+                        if (r < 0) {
+                                event_done(&e);
+                                return r;
+                        }
+                }
+        *ret = TAKE_PTR(t);
+        return 0;
+}
+
+/* Encodes a libpfm4 name into perf type/config. */
+static int encode(const char *name, struct perf_event_attr *ret) {
+        struct perf_event_attr a = { .size = sizeof(a) };
+        pfm_perf_encode_arg_t arg = { .attr = &a, .size = sizeof(arg) };
+
+        if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
+                return -ENOENT;
+        *ret = (struct perf_event_attr) {
+                .size = sizeof(*ret), .type = a.type, .config = a.config,
+                .config1 = a.config1, .config2 = a.config2,
+        };
+        return 0;
+}
+
+/* libpfm4 encodes events the kernel cannot count (generic hardware events on a VM without a PMU),
+ * so every event is opened once, disabled, on this thread. PMUs that cannot exclude the kernel
+ * (msr) are retried in both modes. */
+static bool opens_here(const struct perf_event_attr *attr) {
+        for (int exclude_kernel = 1; exclude_kernel >= 0; exclude_kernel--) {
+                struct perf_event_attr a = *attr;
+                a.disabled = 1;
+                a.exclude_kernel = exclude_kernel;
+                a.exclude_hv = 1;
+                int fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+                if (fd >= 0) {
+                        close(fd);
+                        return true;
+                }
+        }
+        return false;
+}
+
+static bool same_encoding(const struct perf_event_attr *a, const struct perf_event_attr *b) {
+        return a->type == b->type && a->config == b->config && a->config1 == b->config1 &&
+               a->config2 == b->config2;
+}
+
+static bool table_has_encoding(const EventTable *t, const struct perf_event_attr *attr) {
+        for (size_t i = 0; i < t->n_events; i++)
+                if (same_encoding(&t->events[i].attr, attr))
+                        return true;
+        return false;
+}
+
+static int load_curated(EventTable *t, size_t *allocated) {
+        int r;
+
+        for (size_t s = 0; s < n_event_sources; s++)
+                for (size_t i = 0; i < event_sources[s]->n_rows; i++) {
+                        const EventDef *d = &event_sources[s]->rows[i];
+                        struct perf_event_attr attr;
+                        Event e;
+
+                        if (encode(d->pfm_name, &attr) < 0 || !opens_here(&attr)) {
+                                log_debug("Event '%s' (%s) does not open here, not listed.",
+                                          d->short_name, d->pfm_name);
+                                continue;
+                        }
+                        r = event_from_def(d, &e);
+                        if (r < 0)
+                                return r;
+                        e.attr = attr;
+                        r = event_table_append(t, allocated, &e);
+                        if (r < 0) {
+                                event_done(&e);
+                                return r;
+                        }
+                }
+        return 0;
+}
+
+/* Every other event of the present PMUs, named pmu::NAME, in libpfm4's order. */
+static int load_extra(EventTable *t, size_t *allocated) {
+        int next_id = EVENT_ID_EXTRA_BASE;
+        int p, r;
+
+        pfm_for_all_pmus(p) {
+                pfm_pmu_info_t pi = { .size = sizeof(pi) };
+
+                if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
+                        continue;
+                for (int i = pi.first_event; i != -1; i = pfm_get_event_next(i)) {
+                        pfm_event_info_t ei = { .size = sizeof(ei) };
+                        struct perf_event_attr attr;
+                        _cleanup_free_ char *name = NULL;
+                        Event e = { .status = PM_UNVERIFIED };
+
+                        if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+                                continue;
+                        if (asprintf(&name, "%s::%s", pi.name, ei.name) < 0)
+                                return -ENOMEM;
+                        if (encode(name, &attr) < 0 || table_has_encoding(t, &attr) || !opens_here(&attr))
+                                continue;
+                        e.id = next_id++;
+                        e.attr = attr;
+                        e.short_name = strdup(name);
+                        e.long_name = TAKE_PTR(name);
+                        e.description = strdup(ei.desc && *ei.desc ? ei.desc : e.long_name);
+                        if (!e.short_name || !e.description) {
+                                event_done(&e);
+                                return -ENOMEM;
+                        }
+                        r = event_table_append(t, allocated, &e);
+                        if (r < 0) {
+                                event_done(&e);
+                                return r;
+                        }
+                }
+        }
+        return 0;
+}
+
+/* The processor name pm_init reports: the first present PMU that is not one of perf's generic ones. */
+static char *cpu_pmu_name(void) {
+        int p;
+
+        pfm_for_all_pmus(p) {
+                pfm_pmu_info_t pi = { .size = sizeof(pi) };
+                if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
+                        continue;
+                if (strcmp(pi.name, "perf") != 0 && strcmp(pi.name, "perf_raw") != 0)
+                        return strdup(pi.desc ? pi.desc : pi.name);
+        }
+        return strdup("Linux perf_events (no CPU PMU: software events only)");
+}
+
+static bool has_cpu_counters(const EventTable *t) {
+        for (size_t i = 0; i < t->n_events; i++)
+                if (t->events[i].attr.type != PERF_TYPE_SOFTWARE)
+                        return true;
+        return false;
+}
+
+int event_table_load(EventTable **ret) {
+        _cleanup_(event_table_freep) EventTable *t = calloc(1, sizeof(EventTable));
+        size_t allocated = 0;
+        int r;
+
+        if (!t)
+                return -ENOMEM;
+        if (pfm_initialize() != PFM_SUCCESS)
+                return log_error_errno(-EIO, "libpfm4 failed to initialize.");
+        t->pmu_name = cpu_pmu_name();
+        if (!t->pmu_name)
+                return -ENOMEM;
+        r = load_curated(t, &allocated);
+        if (r < 0)
+                return r;
+        r = load_extra(t, &allocated);
+        if (r < 0)
+                return r;
+        if (!has_cpu_counters(t)) {
+                char *n;
+                if (asprintf(&n, "%s (no CPU counters reachable: software events only)", t->pmu_name) < 0)
+                        return -ENOMEM;
+                free(t->pmu_name);
+                t->pmu_name = n;
+        }
+        log_info("Event catalog: %zu events open on '%s'.", t->n_events, t->pmu_name);
+        *ret = TAKE_PTR(t);
+        return 0;
+}
+
+const Event *event_table_find(const EventTable *t, int id) {
+        size_t lo = 0, hi = t->n_events;
+
+        while (lo < hi) {               /* ids increase along the table */
+                size_t mid = (lo + hi) / 2;
+                if (t->events[mid].id == id)
+                        return &t->events[mid];
+                if (t->events[mid].id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}

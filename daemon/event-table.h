@@ -1,0 +1,62 @@
+/* event-table.h: the event catalog pmapid offers. Rows with AIX-style short names and a testing
+ * status come from the const tables in daemon/events/; libpfm4 supplies the perf encodings and the
+ * rest of the events it knows for the PMUs present. Only events that open on this machine are kept.
+ * The catalog does no D-Bus and keeps no per-client state. */
+#pragma once
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One row of a curated table (daemon/events/). */
+typedef struct EventDef {
+        int id;                         /* stable id; the tables keep ids unique and increasing */
+        const char *short_name;         /* AIX style: PM_PAGE_FLT */
+        const char *pfm_name;           /* libpfm4 name to encode: perf::PAGE-FAULTS */
+        const char *description;        /* ours: libpfm4 gives only the constant's name */
+        int status;                     /* PM_VERIFIED, PM_CAVEAT or PM_UNVERIFIED */
+        const char *checked_by;         /* the test that checks the count (verified, caveat) */
+        bool owner_may_count_kernel;    /* the kernel shows this count to the thread's owner anyway
+                                           (getrusage, /proc), so kernel mode is not a secret */
+} EventDef;
+
+typedef struct EventTableSource {
+        const char *family;             /* PMU family the rows belong to */
+        const char *source;             /* where the rows' knowledge comes from */
+        const EventDef *rows;
+        size_t n_rows;
+} EventTableSource;
+
+extern const EventTableSource event_source_perf_software;
+extern const EventTableSource event_source_perf_generic_hw;
+
+/* The curated tables, in id order. */
+extern const EventTableSource *const event_sources[];
+extern const size_t n_event_sources;
+
+/* Ids given to libpfm4 events that no curated row names; status unverified. */
+#define EVENT_ID_EXTRA_BASE 1000
+
+typedef struct Event {
+        int id;
+        char *short_name;
+        char *long_name;                /* libpfm4's canonical name, pmu::NAME */
+        char *description;
+        int status;
+        bool owner_may_count_kernel;
+        struct perf_event_attr attr;    /* type and config only; mode bits are set per program */
+} Event;
+
+typedef struct EventTable {
+        Event *events;                  /* ordered by id */
+        size_t n_events;
+        char *pmu_name;                 /* processor name reported by pm_init */
+} EventTable;
+
+/* Probes every curated row and every other libpfm4 event of the present PMUs by opening it on the
+ * calling thread. */
+int event_table_load(EventTable **ret);
+/* Builds a catalog from the curated rows without libpfm4 or the kernel (unit tests). */
+int event_table_new_unprobed(const EventTableSource *const *sources, size_t n_sources, EventTable **ret);
+EventTable *event_table_free(EventTable *t);
+const Event *event_table_find(const EventTable *t, int id);

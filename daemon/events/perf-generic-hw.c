@@ -1,0 +1,30 @@
+/* Generic hardware events (type PERF_TYPE_HARDWARE): the kernel maps them onto the CPU's own PMU
+ * events. They exist only where a CPU PMU does; on a VM without one they fail to open and are not
+ * listed. None is verified on the project machine (it has no PMU). */
+#include "macro.h"
+#include "pmapi.h"
+#include "event-table.h"
+
+static const EventDef rows[] = {
+        { 100, "PM_CYC", "perf::CYCLES",
+          "Processor cycles while the thread runs.", PM_UNVERIFIED, NULL, false },
+        { 101, "PM_INST_CMPL", "perf::INSTRUCTIONS",
+          "Instructions completed (retired) by the thread.", PM_UNVERIFIED, NULL, false },
+        { 102, "PM_BR_CMPL", "perf::BRANCH-INSTRUCTIONS",
+          "Branch instructions completed by the thread.", PM_UNVERIFIED, NULL, false },
+        { 103, "PM_BR_MPRED", "perf::BRANCH-MISSES",
+          "Mispredicted branch instructions.", PM_UNVERIFIED, NULL, false },
+        { 104, "PM_CACHE_REF", "perf::CACHE-REFERENCES",
+          "Last-level cache references (the CPU's own definition).", PM_UNVERIFIED, NULL, false },
+        { 105, "PM_CACHE_MISS", "perf::CACHE-MISSES",
+          "Last-level cache misses (the CPU's own definition).", PM_UNVERIFIED, NULL, false },
+        { 106, "PM_REF_CYC", "perf::REF-CYCLES",
+          "Reference cycles, at a constant rate whatever the frequency.", PM_UNVERIFIED, NULL, false },
+};
+
+const EventTableSource event_source_perf_generic_hw = {
+        .family = "perf generic hardware",
+        .source = "linux include/uapi/linux/perf_event.h (perf_hw_id); libpfm4 4.13 perf_events.h",
+        .rows = rows,
+        .n_rows = ELEMENTSOF(rows),
+};

@@ -1,0 +1,161 @@
+/* main.c: pmapid's entry point: options, the event catalog, the bus name, the sd-event loop and
+ * signals. Everything else lives in the pmapid-core library. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+
+#include "bus-names.h"
+#include "log.h"
+#include "macro.h"
+#include "manager-dbus.h"
+
+static unsigned arg_max_contexts_per_uid = MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID;
+static bool arg_list_events;
+
+static void help(void) {
+        printf("pmapid [OPTIONS...]\n\n"
+               "The pmapi performance monitor daemon: owns perf_event counting contexts for\n"
+               "libpmapi clients on the system bus (%s).\n\n"
+               "  -h --help                      Show this help\n"
+               "     --version                   Show the version\n"
+               "     --max-contexts-per-user=N   Contexts one uid may hold (default %u)\n"
+               "     --list-events               Print the event catalog of this machine and exit\n"
+               "  -v --verbose                   Log debug messages\n",
+               PMAPI_SERVICE, MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID);
+}
+
+static int parse_argv(int argc, char *argv[]) {
+        enum { ARG_VERSION = 0x100, ARG_MAX_CONTEXTS, ARG_LIST_EVENTS };
+        static const struct option options[] = {
+                { "help",                  no_argument,       NULL, 'h' },
+                { "version",               no_argument,       NULL, ARG_VERSION },
+                { "max-contexts-per-user", required_argument, NULL, ARG_MAX_CONTEXTS },
+                { "list-events",           no_argument,       NULL, ARG_LIST_EVENTS },
+                { "verbose",               no_argument,       NULL, 'v' },
+                {}
+        };
+        int c;
+
+        while ((c = getopt_long(argc, argv, "hv", options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("pmapid %s\n", PMAPI_VERSION);
+                        return 0;
+                case ARG_MAX_CONTEXTS: {
+                        char *end;
+                        unsigned long v = strtoul(optarg, &end, 10);
+                        if (*optarg == '\0' || *end != '\0' || v == 0 || v > 1000000) {
+                                log_error("Invalid --max-contexts-per-user '%s'.", optarg);
+                                return -EINVAL;
+                        }
+                        arg_max_contexts_per_uid = v;
+                        break;
+                }
+                case ARG_LIST_EVENTS:
+                        arg_list_events = true;
+                        break;
+                case 'v':
+                        log_max_level = 7;
+                        break;
+                default:
+                        return -EINVAL;
+                }
+        if (optind < argc) {
+                log_error("%s takes no arguments.", argv[0]);
+                return -EINVAL;
+        }
+        return 1;
+}
+
+static void list_events(const EventTable *t) {
+        static const char *status[] = { [PM_VERIFIED] = "verified", [PM_UNVERIFIED] = "unverified",
+                                        [PM_CAVEAT] = "caveat" };
+
+        printf("# %s\n", t->pmu_name);
+        for (size_t i = 0; i < t->n_events; i++)
+                printf("%5d  %-10s  %-24s %s\n", t->events[i].id, status[t->events[i].status],
+                       t->events[i].short_name, t->events[i].long_name);
+}
+
+static int run(void) {
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        EventTable *events = NULL;
+        Manager *m = NULL;
+        int r;
+
+        r = event_table_load(&events);
+        if (r < 0)
+                return log_error_errno(r, "Failed to build the event catalog: %m");
+        if (arg_list_events) {
+                list_events(events);
+                event_table_free(events);
+                return 0;
+        }
+
+        r = sd_event_default(&event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to allocate the event loop: %m");
+        r = manager_new(event, &counter_backend_perf, events, &m);
+        if (r < 0) {
+                event_table_free(events);
+                return log_error_errno(r, "Failed to allocate the manager: %m");
+        }
+        m->max_contexts_per_uid = arg_max_contexts_per_uid;
+
+        r = sd_bus_open_system(&bus);
+        if (r < 0) {
+                log_error_errno(r, "Failed to connect to the system bus: %m");
+                goto finish;
+        }
+        r = manager_bus_register(m, bus);
+        if (r < 0)
+                goto finish;
+        r = sd_bus_request_name(bus, PMAPI_SERVICE, 0);
+        if (r < 0) {
+                log_error_errno(r, "Failed to acquire '%s': %m", PMAPI_SERVICE);
+                goto finish;
+        }
+        r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0) {
+                log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+                goto finish;
+        }
+
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        (void) sd_event_add_signal(event, NULL, SIGTERM, NULL, NULL);
+        (void) sd_event_add_signal(event, NULL, SIGINT, NULL, NULL);
+
+        log_info("pmapid %s serving '%s'.", PMAPI_VERSION, PMAPI_SERVICE);
+        (void) sd_notify(false, "READY=1\nSTATUS=Serving");
+        r = sd_event_loop(event);
+        if (r < 0)
+                log_error_errno(r, "Event loop failed: %m");
+        (void) sd_notify(false, "STOPPING=1");
+        log_info("pmapid stopping, %zu contexts released.", manager_n_contexts(m));
+finish:
+        /* Contexts go before the bus and the loop they reference. */
+        manager_free(m);
+        return r;
+}
+
+int main(int argc, char *argv[]) {
+        int r;
+
+        setvbuf(stderr, NULL, _IOLBF, 0);
+        r = parse_argv(argc, argv);
+        if (r <= 0)
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        r = run();
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

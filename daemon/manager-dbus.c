@@ -1,0 +1,255 @@
+/* manager-dbus.c: the Manager interface. Each handler reads its arguments, identifies the caller
+ * from the bus, calls one core function and replies; errors become named D-Bus errors in
+ * bus-errors.c. Nothing here blocks. */
+#include <time.h>
+
+#include "bus-errors.h"
+#include "bus-names.h"
+#include "context-dbus.h"
+#include "log.h"
+#include "macro.h"
+#include "manager-dbus.h"
+
+static int read_target(sd_bus_message *m, Caller *ret_caller, pid_t *ret_pid, pid_t *ret_tid) {
+        int32_t pid, tid;
+        int r;
+
+        r = sd_bus_message_read(m, "ii", &pid, &tid);
+        if (r < 0)
+                return r;
+        r = caller_from_message(m, ret_caller);
+        if (r < 0)
+                return r;
+        *ret_pid = pid;
+        *ret_tid = tid;
+        return 0;
+}
+
+static int method_get_events(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Manager *manager = userdata;
+        const EventTable *t = manager->events;
+        int r;
+
+        (void) error;
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "su", t->pmu_name, (uint32_t) MAX_COUNTERS);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(iusss)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < t->n_events; i++) {
+                const Event *e = &t->events[i];
+                r = sd_bus_message_append(reply, "(iusss)", e->id, (uint32_t) e->status, e->short_name,
+                                          e->long_name, e->description);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_set_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Manager *manager = userdata;
+        Program program = {};
+        const int32_t *events;
+        size_t n_bytes;
+        Caller caller;
+        pid_t pid, tid;
+        int32_t mode;
+        int counter = -1;
+        ProgramError pe;
+        int r;
+
+        r = read_target(m, &caller, &pid, &tid);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(m, "i", &mode);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read_array(m, 'i', (const void **) &events, &n_bytes);
+        if (r < 0)
+                return r;
+        if (n_bytes / sizeof(int32_t) > MAX_COUNTERS)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "At most %d events, one per counter", MAX_COUNTERS);
+        program.mode = (uint32_t) mode;
+        for (size_t c = 0; c < MAX_COUNTERS; c++)
+                program.events[c] = c < n_bytes / sizeof(int32_t) ? events[c] : COUNT_NOTHING;
+
+        pe = program_check_thread(&program, manager->events, &counter);
+        if (pe != PROGRAM_OK)
+                return bus_error_program(error, pe, counter);
+        r = manager_set_program(manager, &caller, pid, tid, &program);
+        if (r < 0) {
+                log_info("SetProgram on thread %d of pid %d by pid %d uid %u refused: %s", (int) tid,
+                         (int) pid, (int) caller.pid, (unsigned) caller.euid, bus_error_name_from_errno(r));
+                return bus_error_thread(error, r, pid, tid);
+        }
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+/* Finds the caller's context named by the (pid, tid) arguments, or sets the error. */
+static int message_context(sd_bus_message *m, Manager *manager, sd_bus_error *error, Context **ret) {
+        Caller caller;
+        pid_t pid, tid;
+        int r;
+
+        r = read_target(m, &caller, &pid, &tid);
+        if (r < 0)
+                return r;
+        r = manager_get_thread(manager, &caller, pid, tid, ret);
+        if (r < 0)
+                return bus_error_thread(error, r, pid, tid);
+        return 0;
+}
+
+static int method_get_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Context *c;
+        Program p;
+        int r;
+
+        r = message_context(m, userdata, error, &c);
+        if (r < 0)
+                return r;
+        p = context_get_program(c);
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "i", (int32_t) p.mode);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_array(reply, 'i', p.events, sizeof(p.events));
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_delete_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Context *c;
+        int r;
+
+        r = message_context(m, userdata, error, &c);
+        if (r < 0)
+                return r;
+        manager_delete_context(userdata, c);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+static int context_op_reply(sd_bus_message *m, Context *c, int r, sd_bus_error *error) {
+        if (r < 0)
+                return bus_error_thread(error, r, c->pid, c->tid);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+static int method_start(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Context *c;
+        int r = message_context(m, userdata, error, &c);
+        return r < 0 ? r : context_op_reply(m, c, context_start(c), error);
+}
+
+static int method_stop(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Context *c;
+        int r = message_context(m, userdata, error, &c);
+        return r < 0 ? r : context_op_reply(m, c, context_stop(c), error);
+}
+
+static int method_reset_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Context *c;
+        int r = message_context(m, userdata, error, &c);
+        return r < 0 ? r : context_op_reply(m, c, context_reset(c), error);
+}
+
+static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int64_t accu[MAX_COUNTERS];
+        struct timespec ts;
+        Context *c;
+        int r;
+
+        r = message_context(m, userdata, error, &c);
+        if (r < 0)
+                return r;
+        r = context_read(c, accu);
+        if (r < 0)
+                return bus_error_thread(error, r, c->pid, c->tid);
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_array(reply, 'x', accu, sizeof(accu));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "t", (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int property_get_contexts(sd_bus *bus, const char *path, const char *interface,
+                                 const char *property, sd_bus_message *reply, void *userdata,
+                                 sd_bus_error *error) {
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return sd_bus_message_append(reply, "u", (uint32_t) manager_n_contexts(userdata));
+}
+
+static int property_get_version(sd_bus *bus, const char *path, const char *interface,
+                                const char *property, sd_bus_message *reply, void *userdata,
+                                sd_bus_error *error) {
+        (void) bus, (void) path, (void) interface, (void) property, (void) userdata, (void) error;
+        return sd_bus_message_append(reply, "s", PMAPI_VERSION);
+}
+
+static int property_get_processor(sd_bus *bus, const char *path, const char *interface,
+                                  const char *property, sd_bus_message *reply, void *userdata,
+                                  sd_bus_error *error) {
+        Manager *m = userdata;
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return sd_bus_message_append(reply, "s", m->events->pmu_name);
+}
+
+static const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("ProcessorName", "s", property_get_processor, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("MaxContextsPerUser", "u", NULL, offsetof(Manager, max_contexts_per_uid),
+                        SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("ContextCount", "u", property_get_contexts, 0, 0),
+        SD_BUS_METHOD_WITH_ARGS("GetEvents", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("s", processor, "u", counters, "a(iusss)", events),
+                                method_get_events, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetProgram",
+                                SD_BUS_ARGS("i", pid, "i", tid, "i", mode, "ai", events),
+                                SD_BUS_NO_RESULT, method_set_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetProgram", SD_BUS_ARGS("i", pid, "i", tid),
+                                SD_BUS_RESULT("i", mode, "ai", events),
+                                method_get_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("DeleteProgram", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
+                                method_delete_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Start", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
+                                method_start, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
+                                method_stop, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ResetData", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
+                                method_reset_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetData", SD_BUS_ARGS("i", pid, "i", tid),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns),
+                                method_get_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END
+};
+
+int manager_bus_register(Manager *m, sd_bus *bus) {
+        int r;
+
+        r = sd_bus_add_object_vtable(bus, NULL, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
+                                     manager_vtable, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the Manager object: %m");
+        return context_bus_register(m, bus);
+}

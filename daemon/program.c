@@ -1,0 +1,88 @@
+/* program.c: AIX's rules for a program in the thread scope and its perf encoding. Mode bits the
+ * scope takes: user, kernel, count, no_inherit, runlatch (a no-op for a thread: it is never the
+ * idle task) and nointerrupt (counting is never interrupted on Linux). */
+#include <string.h>
+
+#include "program.h"
+
+#define MODE_THRESHOLD_BITS  (0xfc000000u | 0x2000000u | 0x400000u)    /* threshold, thresh_res, thresh_hres */
+#define MODE_HYPERVISOR_BIT  0x800000u
+#define MODE_IS_GROUP_BIT    0x20u
+#define MODE_RUNLATCH_BIT    0x1000000u
+#define MODE_NOINTERRUPT_BIT 0x200000u
+#define MODE_THREAD_BITS     (PM_COUNT | PM_USER | PM_KERNEL | PM_NO_INHERIT | MODE_RUNLATCH_BIT | \
+                              MODE_NOINTERRUPT_BIT)
+
+ProgramError program_check_thread(const Program *p, const EventTable *t, int *ret_counter) {
+        size_t n_used = 0;
+
+        if (p->mode & MODE_THRESHOLD_BITS)
+                return PROGRAM_THRESHOLD;
+        if (p->mode & MODE_HYPERVISOR_BIT)
+                return PROGRAM_HYPERVISOR;
+        if (p->mode & MODE_IS_GROUP_BIT)
+                return PROGRAM_EVENT_GROUPS;
+        if (p->mode & ~(uint32_t) MODE_THREAD_BITS)
+                return PROGRAM_INVALID_MODE;
+        for (int c = 0; c < MAX_COUNTERS; c++) {
+                if (p->events[c] == COUNT_NOTHING)
+                        continue;
+                if (!event_table_find(t, p->events[c])) {
+                        if (ret_counter)
+                                *ret_counter = c;
+                        return PROGRAM_UNKNOWN_EVENT;
+                }
+                n_used++;
+        }
+        return n_used > 0 ? PROGRAM_OK : PROGRAM_NO_EVENTS;
+}
+
+bool program_counts_kernel(const Program *p) {
+        return p->mode & PM_KERNEL;
+}
+
+bool program_counts_on_start(const Program *p) {
+        return p->mode & PM_COUNT;
+}
+
+bool program_owner_may_count_kernel(const Program *p, const EventTable *t) {
+        for (int c = 0; c < MAX_COUNTERS; c++) {
+                const Event *e;
+                if (p->events[c] == COUNT_NOTHING)
+                        continue;
+                e = event_table_find(t, p->events[c]);
+                if (!e || !e->owner_may_count_kernel)
+                        return false;
+        }
+        return true;
+}
+
+void program_encode(const Program *p, const EventTable *t, ProgramEncoding *ret) {
+        ProgramEncoding enc = {};
+
+        for (int c = 0; c < MAX_COUNTERS; c++) {
+                const Event *e;
+                struct perf_event_attr *a;
+
+                if (p->events[c] == COUNT_NOTHING)
+                        continue;
+                e = event_table_find(t, p->events[c]);
+                a = &enc.attrs[enc.n_events];
+                *a = e->attr;
+                a->size = sizeof(*a);
+                a->disabled = enc.n_events == 0;        /* the leader switches the whole group */
+                a->exclude_user = !(p->mode & PM_USER);
+                a->exclude_kernel = !(p->mode & PM_KERNEL);
+                a->exclude_hv = 1;
+                a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+                                 PERF_FORMAT_TOTAL_TIME_RUNNING;
+                enc.slot[enc.n_events++] = c;
+        }
+        *ret = enc;
+}
+
+void program_spread_values(const ProgramEncoding *enc, const uint64_t *values, int64_t accu[MAX_COUNTERS]) {
+        memset(accu, 0, sizeof(int64_t) * MAX_COUNTERS);
+        for (size_t i = 0; i < enc->n_events; i++)
+                accu[enc->slot[i]] = (int64_t) values[i];
+}

@@ -1,0 +1,25 @@
+/* bus-names.h: the only place where the service, object paths, interfaces and error names of
+ * org.pmapi.PerfMon1 are spelled. The contract is dbus/org.pmapi.PerfMon1.xml. */
+#pragma once
+
+#define PMAPI_SERVICE           "org.pmapi.PerfMon1"
+#define PMAPI_MANAGER_PATH      "/org/pmapi/PerfMon1"
+#define PMAPI_THREAD_PREFIX     "/org/pmapi/PerfMon1/thread"
+#define PMAPI_MANAGER_INTERFACE "org.pmapi.PerfMon1.Manager"
+#define PMAPI_THREAD_INTERFACE  "org.pmapi.PerfMon1.Thread"
+
+#define PMAPI_ERROR_PREFIX              "org.pmapi.PerfMon1.Error."
+#define PMAPI_ERROR_CONTEXT_EXISTS      PMAPI_ERROR_PREFIX "ContextExists"
+#define PMAPI_ERROR_NO_CONTEXT          PMAPI_ERROR_PREFIX "NoContext"
+#define PMAPI_ERROR_NO_SUCH_THREAD      PMAPI_ERROR_PREFIX "NoSuchThread"
+#define PMAPI_ERROR_ACCESS_DENIED       PMAPI_ERROR_PREFIX "AccessDenied"
+#define PMAPI_ERROR_KERNEL_MODE_DENIED  PMAPI_ERROR_PREFIX "KernelModeDenied"
+#define PMAPI_ERROR_LIMIT_EXCEEDED      PMAPI_ERROR_PREFIX "LimitExceeded"
+#define PMAPI_ERROR_UNKNOWN_EVENT       PMAPI_ERROR_PREFIX "UnknownEvent"
+#define PMAPI_ERROR_INVALID_MODE        PMAPI_ERROR_PREFIX "InvalidMode"
+#define PMAPI_ERROR_NO_EVENTS           PMAPI_ERROR_PREFIX "NoEvents"
+#define PMAPI_ERROR_THRESHOLD           PMAPI_ERROR_PREFIX "ThresholdNotSupported"
+#define PMAPI_ERROR_HYPERVISOR          PMAPI_ERROR_PREFIX "HypervisorNotSupported"
+#define PMAPI_ERROR_EVENT_GROUPS        PMAPI_ERROR_PREFIX "EventGroupsNotSupported"
+#define PMAPI_ERROR_OPEN_FAILED         PMAPI_ERROR_PREFIX "OpenFailed"
+#define PMAPI_ERROR_NO_MEMORY           PMAPI_ERROR_PREFIX "NoMemory"

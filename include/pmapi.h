@@ -1,0 +1,292 @@
+/* pmapi.h: the AIX Performance Monitor API (libpmapi) for Linux.
+ *
+ * Types and constants keep their AIX names and numeric values so that AIX code compiles with few
+ * or no changes. Bit-field unions are declared so that the `w` member carries AIX's values on
+ * either byte order (mode.b.user = 1 sets exactly PM_USER in mode.w). Additions that AIX does not
+ * have are marked "Linux extension". Only calls that work are declared. Link with -lpmapi
+ * (pkg-config pmapi). Every call returns 0 or a positive PM_E* code that pm_error() explains.
+ */
+#ifndef PMAPI_H
+#define PMAPI_H
+
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MAX_COUNTERS       8
+#define MIN_THRESH_VALUE   0
+#define MAX_THRESH_VALUE   63
+#define COUNT_NOTHING      (-1)
+
+/* Filter bits for pm_init()/pm_initialize(): the testing status of an event. */
+#define PM_VERIFIED        1
+#define PM_UNVERIFIED      2
+#define PM_CAVEAT          4
+#define PM_GET_GROUPS      8            /* not a status: asks pm_init to fill its third argument */
+#define PM_MAX_FILTER      4
+
+#define PM_CURRENT         (-1)         /* pm_initialize(): the running processor */
+
+/* Mode word values (pm_mode_t.w). */
+#define PM_PROCTREE        0x01
+#define PM_COUNT           0x02
+#define PM_USER            0x04
+#define PM_KERNEL          0x08
+#define PM_PROCESS         0x10
+#define PM_NO_INHERIT      0x80000      /* Linux extension (AIX 7.2+ has the bit, undocumented) */
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define PMAPI_BITFIELDS_MSB_FIRST 1
+#else
+#define PMAPI_BITFIELDS_MSB_FIRST 0
+#endif
+
+/* Time stamps. On Linux tb_high:tb_low hold CLOCK_MONOTONIC nanoseconds as one 64-bit number
+ * (tb_high = upper 32 bits), and flag is PM_TB_MONOTONIC_NS. Linux extension: the flag value and
+ * the PM_TB_TO_NS() macro; AIX's read_real_time()/time_base_to_time() do not exist here. */
+#ifndef _TIMEBASESTRUCT_T_DEFINED
+#define _TIMEBASESTRUCT_T_DEFINED
+typedef struct {
+        int          flag;
+        unsigned int tb_high;
+        unsigned int tb_low;
+} timebasestruct_t;
+#endif
+#define PM_TB_MONOTONIC_NS 0x4e53               /* Linux extension */
+#define PM_TB_TO_NS(tb) ((((unsigned long long) (tb).tb_high) << 32) | (unsigned long long) (tb).tb_low)
+
+typedef int tid_t;
+typedef unsigned int ptid_t;
+
+/* Event description, pm_init() flavour. status is the event's filter bit (PM_VERIFIED,
+ * PM_UNVERIFIED or PM_CAVEAT); threshold is 'n' for every event on Linux. */
+typedef struct {
+        int   event_id;
+        char  status;
+        char  threshold;
+        char *short_name;
+        char *long_name;
+        char *description;
+} pm_events_t;
+
+/* Event status, pm_initialize() flavour. */
+typedef union {
+        int w;
+        struct {
+#if PMAPI_BITFIELDS_MSB_FIRST
+                unsigned unverified   : 1;
+                unsigned verified     : 1;
+                unsigned caveat       : 1;
+                unsigned broken       : 1;
+                unsigned spare1       : 12;
+                unsigned group_only   : 1;
+                unsigned threshold    : 1;
+                unsigned shared       : 1;
+                unsigned support_mode : 1;
+                unsigned overflow     : 1;
+                unsigned marked       : 1;
+                unsigned sharedchip   : 1;
+                unsigned spare2       : 9;
+#else
+                unsigned spare2       : 9;
+                unsigned sharedchip   : 1;      /* 0x00000200 */
+                unsigned marked       : 1;      /* 0x00000400 */
+                unsigned overflow     : 1;      /* 0x00000800 */
+                unsigned support_mode : 1;      /* 0x00001000: user/kernel mode bits honoured */
+                unsigned shared       : 1;      /* 0x00002000 */
+                unsigned threshold    : 1;      /* 0x00004000 */
+                unsigned group_only   : 1;      /* 0x00008000 */
+                unsigned spare1       : 12;
+                unsigned broken       : 1;      /* 0x10000000 */
+                unsigned caveat       : 1;      /* 0x20000000 */
+                unsigned verified     : 1;      /* 0x40000000 */
+                unsigned unverified   : 1;      /* 0x80000000 */
+#endif
+        } b;
+} pm_status_t;
+
+typedef struct {
+        int          event_id;
+        pm_status_t  status;
+        char        *short_name;
+        char        *long_name;
+        char        *description;
+        long         reserved;
+} pm_events2_t;
+
+typedef struct {
+        int           maxpmcs;          /* counters: MAX_COUNTERS on Linux */
+        int          *maxevents;        /* [maxpmcs]: events in list_events[c] */
+        pm_events_t **list_events;      /* [maxpmcs][maxevents[c]], ordered by event_id */
+        int           thresholdmult;    /* 0: no thresholds on Linux */
+        char         *proc_name;
+        int           hthresholdmult;
+} pm_info_t;
+
+typedef union {
+        int w;
+        struct {
+#if PMAPI_BITFIELDS_MSB_FIRST
+                unsigned spare         : 27;
+                unsigned compatibility : 1;
+                unsigned spurr         : 1;
+                unsigned purr          : 1;
+                unsigned runlatch      : 1;
+                unsigned hypervisor    : 1;
+#else
+                unsigned hypervisor    : 1;     /* 0x01 */
+                unsigned runlatch      : 1;     /* 0x02 */
+                unsigned purr          : 1;     /* 0x04 */
+                unsigned spurr         : 1;     /* 0x08 */
+                unsigned compatibility : 1;     /* 0x10 */
+                unsigned spare         : 27;
+#endif
+        } b;
+} pm_feature_t;
+
+typedef struct {
+        int            maxpmcs;
+        int           *maxevents;
+        pm_events2_t **list_events;
+        int            thresholdmult;
+        int            hthresholdmult;
+        int            Hthresholdmult;
+        int            reserved;
+        char          *proc_name;
+        pm_feature_t   proc_feature;
+        int            reserved2;
+} pm_info2_t;
+
+typedef struct {
+        int   group_id;
+        int  *events;
+        char *short_name;
+        char *long_name;
+        char *description;
+} pm_groups_t;
+
+/* Linux has no predefined event groups yet: maxgroups is 0 and event_groups NULL. */
+typedef struct {
+        int          maxgroups;
+        pm_groups_t *event_groups;
+} pm_groups_info_t;
+
+typedef union {
+        int w;
+        struct {
+#if PMAPI_BITFIELDS_MSB_FIRST
+                unsigned threshold   : 6;
+                unsigned thresh_res  : 1;
+                unsigned runlatch    : 1;
+                unsigned hypervisor  : 1;
+                unsigned thresh_hres : 1;
+                unsigned nointerrupt : 1;
+                unsigned wpar_all    : 1;
+                unsigned no_inherit  : 1;
+                unsigned spare       : 13;
+                unsigned is_group    : 1;
+                unsigned process     : 1;
+                unsigned kernel      : 1;
+                unsigned user        : 1;
+                unsigned count       : 1;
+                unsigned proctree    : 1;
+#else
+                unsigned proctree    : 1;       /* 0x01 PM_PROCTREE */
+                unsigned count       : 1;       /* 0x02 PM_COUNT */
+                unsigned user        : 1;       /* 0x04 PM_USER */
+                unsigned kernel      : 1;       /* 0x08 PM_KERNEL */
+                unsigned process     : 1;       /* 0x10 PM_PROCESS */
+                unsigned is_group    : 1;       /* 0x20 */
+                unsigned spare       : 13;
+                unsigned no_inherit  : 1;       /* 0x80000 PM_NO_INHERIT, Linux extension */
+                unsigned wpar_all    : 1;       /* 0x100000 */
+                unsigned nointerrupt : 1;       /* 0x200000 */
+                unsigned thresh_hres : 1;       /* 0x400000 */
+                unsigned hypervisor  : 1;       /* 0x800000 */
+                unsigned runlatch    : 1;       /* 0x1000000 */
+                unsigned thresh_res  : 1;       /* 0x2000000 */
+                unsigned threshold   : 6;       /* 0xfc000000 */
+#endif
+        } b;
+} pm_mode_t;
+
+typedef struct {
+        pm_mode_t mode;
+        int       events[MAX_COUNTERS];         /* an event id from pm_init, or COUNT_NOTHING */
+        long      reserved;
+} pm_prog_t;
+
+typedef struct {
+        int members;
+        union {
+                int w;
+                struct {
+#if PMAPI_BITFIELDS_MSB_FIRST
+                        unsigned spare      : 29;
+                        unsigned direct     : 1;
+                        unsigned process    : 1;
+                        unsigned consistent : 1;
+#else
+                        unsigned consistent : 1;        /* 0x1 */
+                        unsigned process    : 1;        /* 0x2 */
+                        unsigned direct     : 1;        /* 0x4 */
+                        unsigned spare      : 29;
+#endif
+                } b;
+        } flags;
+} pm_ginfo_t;
+typedef pm_ginfo_t pm_groupinfo_t;
+
+typedef struct {
+        pm_ginfo_t ginfo;                       /* meaningful only for group reads */
+        long long  accu[MAX_COUNTERS];
+        long       reserved;
+} pm_data_t;
+
+/* Error codes: positive, returned by every call, explained by pm_error(). 59 and 85 keep the
+ * values AIX code in the wild tests for; 13 is left unused because old PAPI code reads it as
+ * "context exists". */
+#define PM_ENOTINIT        1    /* pm_init()/pm_initialize(PM_CURRENT) has not been called */
+#define PM_EFILTER         2    /* the filter selects no status */
+#define PM_EPROCTYPE       3    /* proctype is not PM_CURRENT */
+#define PM_EFAULT          4    /* a required pointer argument is NULL */
+#define PM_EEVENT          5    /* event id not returned by pm_init for that counter */
+#define PM_EMODE           6    /* mode bits not valid for this call */
+#define PM_ENOCONTEXT      7    /* the thread has no context */
+#define PM_ENOTHREAD       8    /* no such thread, or not a thread of the calling process */
+#define PM_EPERM           9    /* the caller may not act on that thread */
+#define PM_EKERNELMODE     10   /* kernel-mode counting refused by the perf_event_paranoid policy */
+#define PM_ENODAEMON       11   /* pmapid cannot be reached on the system bus */
+#define PM_EDAEMON         12   /* pmapid gave an answer the library cannot use */
+#define PM_ENOMEM          14   /* out of memory (library or daemon) */
+#define PM_ELIMIT          15   /* per-user context limit reached */
+#define PM_EOPEN           16   /* the kernel refused to open the counters */
+#define PM_ETHRESH         17   /* thresholds: no event here is thresholdable */
+#define PM_EHYPERVISOR     18   /* hypervisor counting is not supported */
+#define PM_EGROUPS         19   /* event groups (mode.b.is_group) are not supported */
+#define PM_ENOEVENTS       20   /* the program selects no event */
+#define PM_EEXIST          59   /* the thread already has a context */
+#define PM_ENOTSTARTED     85   /* counting was never started (reserved: stop is idempotent) */
+
+int   pm_init(int filter, pm_info_t *pminfo, ...);      /* 3rd arg pm_groups_info_t *, read only
+                                                           when filter has PM_GET_GROUPS */
+int   pm_initialize(int filter, pm_info2_t *pminfo, pm_groups_info_t *pmgroups, int proctype);
+void  pm_error(char *where, int error);
+char *pm_strerror(char *where, int error);
+
+int pm_set_program_mythread(pm_prog_t *prog);
+int pm_get_program_mythread(pm_prog_t *prog);
+int pm_delete_program_mythread(void);
+int pm_start_mythread(void);
+int pm_stop_mythread(void);
+int pm_reset_data_mythread(void);
+int pm_get_data_mythread(pm_data_t *data);
+int pm_get_tdata_mythread(pm_data_t *data, timebasestruct_t *time);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PMAPI_H */

@@ -1,0 +1,147 @@
+/* bus.c: the connection to pmapid. sd-bus objects are not thread-safe, so one connection is shared
+ * behind a mutex (pmapid serializes calls anyway). After fork the child drops the parent's
+ * connection and opens its own on first use. No call blocks longer than CALL_TIMEOUT_USEC. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <unistd.h>
+
+#include "bus-names.h"
+#include "bus.h"
+#include "error-map.h"
+#include "macro.h"
+#include "pmapi.h"
+
+#define CALL_TIMEOUT_USEC (10ULL * 1000 * 1000)
+
+static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static sd_bus *bus;
+static pid_t bus_pid;
+
+static void atfork_prepare(void) {
+        pthread_mutex_lock(&bus_lock);
+}
+
+static void atfork_parent(void) {
+        pthread_mutex_unlock(&bus_lock);
+}
+
+static void atfork_child(void) {
+        pthread_mutex_unlock(&bus_lock);
+}
+
+static void register_atfork(void) {
+        (void) pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+static void bus_drop_locked(void) {
+        /* In a forked child sd-bus refuses most calls on the parent's object, but unref only frees
+         * it and closes the child's copy of the socket. */
+        bus = sd_bus_unref(bus);
+}
+
+static int bus_get_locked(sd_bus **ret) {
+        int r;
+
+        if (bus && bus_pid != getpid())
+                bus_drop_locked();
+        if (!bus) {
+                r = sd_bus_open_system(&bus);
+                if (r < 0) {
+                        bus = NULL;
+                        return r;
+                }
+                bus_pid = getpid();
+        }
+        *ret = bus;
+        return 0;
+}
+
+static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_call(bus, m, CALL_TIMEOUT_USEC, &error, &reply);
+        if (r < 0) {
+                if (!sd_bus_error_is_set(&error) || r == -ENOTCONN || r == -ECONNRESET)
+                        bus_drop_locked();      /* a broken connection is reopened next time */
+                return error_map_from_bus(&error, r);
+        }
+        if (ret_reply)
+                *ret_reply = reply;
+        else
+                sd_bus_message_unref(reply);
+        return 0;
+}
+
+static int new_call_locked(const char *method, sd_bus_message **ret) {
+        sd_bus *b;
+        int r;
+
+        r = bus_get_locked(&b);
+        if (r < 0)
+                return error_map_from_errno(r);
+        r = sd_bus_message_new_method_call(b, ret, PMAPI_SERVICE, PMAPI_MANAGER_PATH,
+                                           PMAPI_MANAGER_INTERFACE, method);
+        return r < 0 ? error_map_from_errno(r) : 0;
+}
+
+static int callv(const char *method, sd_bus_message **ret_reply, bool self, const char *types, va_list ap) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        (void) pthread_once(&atfork_once, register_atfork);
+        pthread_mutex_lock(&bus_lock);
+        r = new_call_locked(method, &m);
+        if (r == 0 && self && sd_bus_message_append(m, "ii", (int32_t) getpid(), (int32_t) gettid()) < 0)
+                r = PM_ENOMEM;
+        if (r == 0 && types && sd_bus_message_appendv(m, types, ap) < 0)
+                r = PM_ENOMEM;
+        if (r == 0)
+                r = call_locked(m, ret_reply);
+        pthread_mutex_unlock(&bus_lock);
+        return r;
+}
+
+int bus_call(const char *method, sd_bus_message **ret_reply, const char *types, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, types);
+        r = callv(method, ret_reply, false, types, ap);
+        va_end(ap);
+        return r;
+}
+
+int bus_call_self(const char *method, sd_bus_message **ret_reply, const char *types, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, types);
+        r = callv(method, ret_reply, true, types, ap);
+        va_end(ap);
+        return r;
+}
+
+int bus_call_set_program(int pid, int tid, int mode, const int *events, int n_events) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        (void) pthread_once(&atfork_once, register_atfork);
+        pthread_mutex_lock(&bus_lock);
+        r = new_call_locked("SetProgram", &m);
+        if (r == 0 && (sd_bus_message_append(m, "iii", (int32_t) pid, (int32_t) tid, (int32_t) mode) < 0 ||
+                       sd_bus_message_append_array(m, 'i', events, sizeof(int) * n_events) < 0))
+                r = PM_ENOMEM;
+        if (r == 0)
+                r = call_locked(m, NULL);
+        pthread_mutex_unlock(&bus_lock);
+        return r;
+}
+
+__attribute__((destructor)) static void bus_release(void) {
+        if (bus && bus_pid == getpid())
+                bus = sd_bus_flush_close_unref(bus);
+}

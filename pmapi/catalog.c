@@ -1,0 +1,170 @@
+/* catalog.c: filtering pmapid's event catalog for pm_init and checking programs against it. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "macro.h"
+
+static int entry_cmp(const void *a, const void *b) {
+        const CatalogEntry *x = a, *y = b;
+        return (x->id > y->id) - (x->id < y->id);
+}
+
+Catalog *catalog_free(Catalog *c) {
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < c->n_entries; i++) {
+                free(c->entries[i].short_name);
+                free(c->entries[i].long_name);
+                free(c->entries[i].description);
+        }
+        free(c->entries);
+        free(c->events1);
+        free(c->events2);
+        free(c->processor);
+        free(c);
+        return NULL;
+}
+DEFINE_FREEP(Catalog, catalog_free);
+
+pm_status_t catalog_status2(int status) {
+        pm_status_t s = { .w = 0 };
+
+        s.b.verified = status == PM_VERIFIED;
+        s.b.unverified = status == PM_UNVERIFIED;
+        s.b.caveat = status == PM_CAVEAT;
+        s.b.support_mode = 1;
+        return s;
+}
+
+static int catalog_build_views(Catalog *c) {
+        c->events1 = calloc(c->n_entries + 1, sizeof(pm_events_t));
+        c->events2 = calloc(c->n_entries + 1, sizeof(pm_events2_t));
+        if (!c->events1 || !c->events2)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_entries; i++) {
+                const CatalogEntry *e = &c->entries[i];
+                c->events1[i] = (pm_events_t) {
+                        .event_id = e->id, .status = (char) e->status, .threshold = 'n',
+                        .short_name = e->short_name, .long_name = e->long_name,
+                        .description = e->description,
+                };
+                c->events2[i] = (pm_events2_t) {
+                        .event_id = e->id, .status = catalog_status2(e->status),
+                        .short_name = e->short_name, .long_name = e->long_name,
+                        .description = e->description,
+                };
+        }
+        for (int k = 0; k < MAX_COUNTERS; k++) {
+                c->maxevents[k] = k < c->n_counters ? (int) c->n_entries : 0;
+                c->lists1[k] = c->events1;
+                c->lists2[k] = c->events2;
+        }
+        return 0;
+}
+
+int catalog_new(const char *processor, int n_counters, const CatalogEntry *entries, size_t n, int filter,
+                Catalog **ret) {
+        _cleanup_(catalog_freep) Catalog *c = calloc(1, sizeof(Catalog));
+
+        if (!c)
+                return -ENOMEM;
+        c->processor = strdup(processor);
+        c->entries = calloc(n + 1, sizeof(CatalogEntry));
+        if (!c->processor || !c->entries)
+                return -ENOMEM;
+        c->n_counters = n_counters < 0 ? 0 : n_counters > MAX_COUNTERS ? MAX_COUNTERS : n_counters;
+        c->filter = filter;
+        for (size_t i = 0; i < n; i++) {
+                CatalogEntry *e;
+                if (!(entries[i].status & filter & (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)))
+                        continue;
+                e = &c->entries[c->n_entries++];
+                e->id = entries[i].id;
+                e->status = entries[i].status;
+                e->short_name = strdup(entries[i].short_name);
+                e->long_name = strdup(entries[i].long_name);
+                e->description = strdup(entries[i].description);
+                if (!e->short_name || !e->long_name || !e->description)
+                        return -ENOMEM;
+        }
+        qsort(c->entries, c->n_entries, sizeof(CatalogEntry), entry_cmp);
+        if (catalog_build_views(c) < 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+void catalog_fill_info(Catalog *c, pm_info_t *info) {
+        info->maxpmcs = c->n_counters;
+        info->maxevents = c->maxevents;
+        info->list_events = c->lists1;
+        info->thresholdmult = 0;
+        info->hthresholdmult = 0;
+        info->proc_name = c->processor;
+}
+
+void catalog_fill_info2(Catalog *c, pm_info2_t *info) {
+        *info = (pm_info2_t) {
+                .maxpmcs = c->n_counters,
+                .maxevents = c->maxevents,
+                .list_events = c->lists2,
+                .proc_name = c->processor,
+        };
+}
+
+bool catalog_allows(const Catalog *c, int counter, int event_id) {
+        CatalogEntry key = { .id = event_id };
+
+        if (counter < 0 || counter >= c->n_counters)
+                return false;
+        return bsearch(&key, c->entries, c->n_entries, sizeof(CatalogEntry), entry_cmp) != NULL;
+}
+
+static pthread_mutex_t installed_lock = PTHREAD_MUTEX_INITIALIZER;
+static Catalog *installed;
+static Catalog **retired;
+static size_t n_retired;
+
+void catalog_install(Catalog *c) {
+        pthread_mutex_lock(&installed_lock);
+        if (installed) {
+                Catalog **l = realloc(retired, (n_retired + 1) * sizeof(Catalog *));
+                if (l) {
+                        retired = l;
+                        retired[n_retired++] = installed;
+                }               /* else: leak the old one rather than free what the caller holds */
+        }
+        installed = c;
+        pthread_mutex_unlock(&installed_lock);
+}
+
+bool catalog_is_installed(void) {
+        bool r;
+
+        pthread_mutex_lock(&installed_lock);
+        r = installed != NULL;
+        pthread_mutex_unlock(&installed_lock);
+        return r;
+}
+
+int catalog_check_program(const pm_prog_t *prog) {
+        int r = 0;
+
+        pthread_mutex_lock(&installed_lock);
+        if (!installed)
+                r = PM_ENOTINIT;
+        for (int k = 0; r == 0 && k < MAX_COUNTERS; k++)
+                if (prog->events[k] != COUNT_NOTHING && !catalog_allows(installed, k, prog->events[k]))
+                        r = PM_EEVENT;
+        pthread_mutex_unlock(&installed_lock);
+        return r;
+}
+
+__attribute__((destructor)) static void catalog_release(void) {
+        for (size_t i = 0; i < n_retired; i++)
+                catalog_free(retired[i]);
+        free(retired);
+        installed = catalog_free(installed);
+}

@@ -1,0 +1,48 @@
+/* catalog.h: the event catalog as pm_init()/pm_initialize() hand it to the application, filtered
+ * by status, and the list of ids the application may then program. Pure: no bus. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pmapi.h"
+
+typedef struct CatalogEntry {
+        int id;
+        int status;                     /* PM_VERIFIED, PM_UNVERIFIED or PM_CAVEAT */
+        char *short_name;
+        char *long_name;
+        char *description;
+} CatalogEntry;
+
+typedef struct Catalog {
+        char *processor;
+        int n_counters;
+        int filter;
+        CatalogEntry *entries;          /* the filtered events, by increasing id */
+        size_t n_entries;
+        /* What pm_info_t / pm_info2_t point into; every counter lists the same events. */
+        int maxevents[MAX_COUNTERS];
+        pm_events_t *events1;
+        pm_events_t *lists1[MAX_COUNTERS];
+        pm_events2_t *events2;
+        pm_events2_t *lists2[MAX_COUNTERS];
+} Catalog;
+
+/* Takes the catalog pmapid sent (any order), keeps the entries whose status is in filter. The
+ * strings of entries are copied. */
+int catalog_new(const char *processor, int n_counters, const CatalogEntry *entries, size_t n, int filter,
+                Catalog **ret);
+Catalog *catalog_free(Catalog *c);
+void catalog_fill_info(Catalog *c, pm_info_t *info);
+void catalog_fill_info2(Catalog *c, pm_info2_t *info);
+bool catalog_allows(const Catalog *c, int counter, int event_id);
+pm_status_t catalog_status2(int status);
+
+/* The catalog of the last successful pm_init/pm_initialize(PM_CURRENT): the library is
+ * initialized when it is set. Earlier catalogs stay allocated, since the application may still
+ * hold pointers into them. */
+void catalog_install(Catalog *c);
+/* Returns 0 or PM_ENOTINIT; checks every counter of prog against the installed catalog. */
+int catalog_check_program(const pm_prog_t *prog);
+bool catalog_is_installed(void);

@@ -1,0 +1,57 @@
+/* error-map.c: bus error -> AIX code (codes: include/pmapi.h). Names not listed map to PM_EDAEMON;
+ * tests/unit/test-error-map.c checks that every name in bus-names.h is listed. */
+#include <string.h>
+
+#include "bus-names.h"
+#include "error-map.h"
+#include "macro.h"
+#include "pmapi.h"
+
+static const struct {
+        const char *bus_error;
+        int pm_code;
+} bus_to_pm[] = {
+        { PMAPI_ERROR_CONTEXT_EXISTS,           PM_EEXIST },
+        { PMAPI_ERROR_NO_CONTEXT,               PM_ENOCONTEXT },
+        { PMAPI_ERROR_NO_SUCH_THREAD,           PM_ENOTHREAD },
+        { PMAPI_ERROR_ACCESS_DENIED,            PM_EPERM },
+        { PMAPI_ERROR_KERNEL_MODE_DENIED,       PM_EKERNELMODE },
+        { PMAPI_ERROR_LIMIT_EXCEEDED,           PM_ELIMIT },
+        { PMAPI_ERROR_UNKNOWN_EVENT,            PM_EEVENT },
+        { PMAPI_ERROR_INVALID_MODE,             PM_EMODE },
+        { PMAPI_ERROR_NO_EVENTS,                PM_ENOEVENTS },
+        { PMAPI_ERROR_THRESHOLD,                PM_ETHRESH },
+        { PMAPI_ERROR_HYPERVISOR,               PM_EHYPERVISOR },
+        { PMAPI_ERROR_EVENT_GROUPS,             PM_EGROUPS },
+        { PMAPI_ERROR_OPEN_FAILED,              PM_EOPEN },
+        { PMAPI_ERROR_NO_MEMORY,                PM_ENOMEM },
+        /* The broker's own answers when pmapid is absent or gone. */
+        { SD_BUS_ERROR_SERVICE_UNKNOWN,         PM_ENODAEMON },
+        { SD_BUS_ERROR_NAME_HAS_NO_OWNER,       PM_ENODAEMON },
+        { SD_BUS_ERROR_NO_REPLY,                PM_ENODAEMON },
+        { SD_BUS_ERROR_TIMEOUT,                 PM_ENODAEMON },
+        { SD_BUS_ERROR_DISCONNECTED,            PM_ENODAEMON },
+        { SD_BUS_ERROR_NO_SERVER,               PM_ENODAEMON },
+        { SD_BUS_ERROR_ACCESS_DENIED,           PM_EPERM },     /* the bus policy refused the call */
+        { SD_BUS_ERROR_NO_MEMORY,               PM_ENOMEM },
+};
+
+int error_map_lookup(const char *bus_error_name) {
+        for (size_t i = 0; i < ELEMENTSOF(bus_to_pm); i++)
+                if (strcmp(bus_to_pm[i].bus_error, bus_error_name) == 0)
+                        return bus_to_pm[i].pm_code;
+        return 0;
+}
+
+int error_map_from_errno(int r) {
+        return r == -ENOMEM ? PM_ENOMEM : PM_ENODAEMON;      /* no bus, no socket, timeout, reset */
+}
+
+int error_map_from_bus(const sd_bus_error *error, int r) {
+        int code;
+
+        if (!sd_bus_error_is_set(error))
+                return error_map_from_errno(r);
+        code = error_map_lookup(error->name);
+        return code ? code : PM_EDAEMON;
+}

@@ -1,0 +1,41 @@
+/* pm-error.c: pm_error() and pm_strerror(): the text for every PM_E* code. */
+#include <stdio.h>
+
+#include "macro.h"
+#include "pmapi.h"
+
+static const char *const messages[] = {
+        [0]              = "Success",
+        [PM_ENOTINIT]    = "The library is not initialized: call pm_init() or pm_initialize(..., PM_CURRENT) first",
+        [PM_EFILTER]     = "The filter selects no event status: use PM_VERIFIED, PM_UNVERIFIED and/or PM_CAVEAT",
+        [PM_EPROCTYPE]   = "Unknown processor type: only PM_CURRENT is supported on Linux",
+        [PM_EFAULT]      = "A required pointer argument is NULL",
+        [PM_EEVENT]      = "An event id was not returned by pm_init() for that counter (with that filter)",
+        [PM_EMODE]       = "The mode word has bits this call does not take (proctree, process, wpar_all or spare bits)",
+        [PM_ENOCONTEXT]  = "The thread has no performance monitor context",
+        [PM_ENOTHREAD]   = "No such thread, or it is not a thread of the calling process",
+        [PM_EPERM]       = "Permission denied: kernel.perf_event_paranoid or the bus policy forbids it",
+        [PM_EKERNELMODE] = "Kernel-mode counting refused for these events (kernel.perf_event_paranoid > 1): drop PM_KERNEL or run as root",
+        [PM_ENODAEMON]   = "The pmapid daemon cannot be reached on the system bus: is it running?",
+        [PM_EDAEMON]     = "The pmapid daemon gave an unexpected answer",
+        [PM_ENOMEM]      = "Out of memory",
+        [PM_ELIMIT]      = "This user has reached pmapid's limit of contexts: delete unused ones",
+        [PM_EOPEN]       = "The kernel refused to open these counters: try fewer or other events",
+        [PM_ETHRESH]     = "Thresholds are not supported: no event on Linux is thresholdable",
+        [PM_EHYPERVISOR] = "Hypervisor-mode counting is not supported on Linux",
+        [PM_EGROUPS]     = "Predefined event groups (mode.b.is_group) are not supported",
+        [PM_ENOEVENTS]   = "The program selects no event: every counter is COUNT_NOTHING",
+        [PM_EEXIST]      = "The thread already has a context: delete it before setting a new program",
+        [PM_ENOTSTARTED] = "Counting was never started",
+};
+
+char *pm_strerror(char *where, int error) {
+        (void) where;
+        if (error < 0 || (size_t) error >= ELEMENTSOF(messages) || !messages[error])
+                return (char *) "Unknown pmapi error code";
+        return (char *) messages[error];
+}
+
+void pm_error(char *where, int error) {
+        fprintf(stderr, "%s: %s\n", where ? where : "pmapi", pm_strerror(where, error));
+}

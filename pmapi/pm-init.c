@@ -1,0 +1,131 @@
+/* pm-init.c: pm_init() and pm_initialize(): fetch pmapid's event catalog, filter it by status and
+ * hand it to the application. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "bus.h"
+#include "catalog.h"
+#include "macro.h"
+#include "pmapi.h"
+
+#define STATUS_BITS (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
+
+static void entries_free(CatalogEntry *l, size_t n) {
+        (void) n;
+        free(l);        /* strings belong to the reply message */
+}
+
+/* Reads GetEvents' reply; the strings point into the message. */
+static int read_catalog(sd_bus_message *reply, const char **ret_processor, uint32_t *ret_counters,
+                        CatalogEntry **ret_entries, size_t *ret_n) {
+        CatalogEntry *l = NULL;
+        size_t n = 0, allocated = 0;
+        int r;
+
+        r = sd_bus_message_read(reply, "su", ret_processor, ret_counters);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(reply, 'a', "(iusss)");
+        if (r < 0)
+                return r;
+        for (;;) {
+                CatalogEntry e = {};
+                uint32_t status;
+
+                r = sd_bus_message_read(reply, "(iusss)", &e.id, &status, &e.short_name, &e.long_name,
+                                        &e.description);
+                if (r < 0) {
+                        entries_free(l, n);
+                        return r;
+                }
+                if (r == 0)
+                        break;
+                e.status = (int) status;
+                if (n == allocated) {
+                        CatalogEntry *p = realloc(l, (allocated = allocated ? allocated * 2 : 64) * sizeof(*l));
+                        if (!p) {
+                                entries_free(l, n);
+                                return -ENOMEM;
+                        }
+                        l = p;
+                }
+                l[n++] = e;
+        }
+        *ret_entries = l;
+        *ret_n = n;
+        return 0;
+}
+
+/* Fetches and filters the catalog; installs it (initializing the library) if install is set. */
+static int load(int filter, bool install, Catalog **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        CatalogEntry *entries = NULL;
+        const char *processor;
+        uint32_t counters;
+        Catalog *c;
+        size_t n;
+        int r;
+
+        if (!(filter & STATUS_BITS))
+                return PM_EFILTER;
+        r = bus_call("GetEvents", &reply, NULL);
+        if (r != 0)
+                return r;
+        r = read_catalog(reply, &processor, &counters, &entries, &n);
+        if (r < 0)
+                return r == -ENOMEM ? PM_ENOMEM : PM_EDAEMON;
+        r = catalog_new(processor, (int) counters, entries, n, filter, &c);
+        entries_free(entries, n);
+        if (r < 0)
+                return PM_ENOMEM;
+        if (install)
+                catalog_install(c);
+        *ret = c;
+        return 0;
+}
+
+static void fill_groups(pm_groups_info_t *groups) {
+        groups->maxgroups = 0;
+        groups->event_groups = NULL;
+}
+
+int pm_init(int filter, pm_info_t *pminfo, ...) {
+        pm_groups_info_t *groups = NULL;
+        Catalog *c;
+        int r;
+
+        if (!pminfo)
+                return PM_EFAULT;
+        if (filter & PM_GET_GROUPS) {           /* the third argument exists only with this bit */
+                va_list ap;
+                va_start(ap, pminfo);
+                groups = va_arg(ap, pm_groups_info_t *);
+                va_end(ap);
+                if (!groups)
+                        return PM_EFAULT;
+        }
+        r = load(filter, true, &c);
+        if (r != 0)
+                return r;
+        catalog_fill_info(c, pminfo);
+        if (groups)
+                fill_groups(groups);
+        return 0;
+}
+
+int pm_initialize(int filter, pm_info2_t *pminfo, pm_groups_info_t *pmgroups, int proctype) {
+        Catalog *c;
+        int r;
+
+        if (!pminfo || !pmgroups)
+                return PM_EFAULT;
+        if (proctype != PM_CURRENT)
+                return PM_EPROCTYPE;
+        r = load(filter, true, &c);
+        if (r != 0)
+                return r;
+        catalog_fill_info2(c, pminfo);
+        fill_groups(pmgroups);
+        return 0;
+}

@@ -1,0 +1,235 @@
+/* bus-fixture.c: starts and stops the private bus and pmapid for tests. Paths come from the
+ * environment meson sets: PMAPID (the daemon binary), PMAPI_BUS_POLICY (the policy file). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bus-fixture.h"
+
+static void sleep_ms(int ms) {
+        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+        nanosleep(&ts, NULL);
+}
+
+static int write_bus_conf(const BusFixture *f, const char *policy) {
+        char path[300];
+        FILE *o;
+
+        snprintf(path, sizeof(path), "%s/bus.conf", f->dir);
+        o = fopen(path, "we");
+        if (!o)
+                return -errno;
+        /* The default policy of Debian's system.conf, so the unprivileged tests meet the same
+         * rules as on a real system bus. */
+        fprintf(o,
+                "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN\"\n"
+                " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+                "<busconfig>\n"
+                "  <type>system</type>\n"
+                "  <listen>unix:path=%s/system_bus_socket</listen>\n"
+                "  <auth>EXTERNAL</auth>\n"
+                "  <policy context=\"default\">\n"
+                "    <allow user=\"*\"/>\n"
+                "    <deny own=\"*\"/>\n"
+                "    <deny send_type=\"method_call\"/>\n"
+                "    <allow send_type=\"signal\"/>\n"
+                "    <allow send_requested_reply=\"true\" send_type=\"method_return\"/>\n"
+                "    <allow send_requested_reply=\"true\" send_type=\"error\"/>\n"
+                "    <allow receive_type=\"method_call\"/>\n"
+                "    <allow receive_type=\"method_return\"/>\n"
+                "    <allow receive_type=\"error\"/>\n"
+                "    <allow receive_type=\"signal\"/>\n"
+                "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus\"/>\n"
+                "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus.Introspectable\"/>\n"
+                "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus.Properties\"/>\n"
+                "  </policy>\n"
+                "  <limit name=\"max_message_unix_fds\">16</limit>\n"
+                "  <include>%s</include>\n"
+                "</busconfig>\n",
+                f->dir, policy);
+        return fclose(o) == 0 ? 0 : -errno;
+}
+
+static pid_t spawn(char *const argv[], char *const envp_extra) {
+        pid_t pid = fork();
+
+        if (pid == 0) {
+                if (envp_extra)
+                        putenv(envp_extra);
+                execv(argv[0], argv);
+                fprintf(stderr, "exec %s: %m\n", argv[0]);
+                _exit(127);
+        }
+        return pid;
+}
+
+static bool name_has_owner(const char *address, const char *name) {
+        sd_bus *bus = NULL;
+        sd_bus_message *reply = NULL;
+        int owned = 0;
+
+        if (sd_bus_new(&bus) < 0)
+                return false;
+        if (sd_bus_set_address(bus, address) >= 0 && sd_bus_set_bus_client(bus, 1) >= 0 &&
+            sd_bus_start(bus) >= 0 &&
+            sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "NameHasOwner", NULL, &reply, "s", name) >= 0)
+                (void) sd_bus_message_read(reply, "b", &owned);
+        sd_bus_message_unref(reply);
+        sd_bus_flush_close_unref(bus);
+        return owned;
+}
+
+static bool bus_answers(const char *address) {
+        sd_bus *bus = NULL;
+        bool ok = false;
+
+        if (sd_bus_new(&bus) < 0)
+                return false;
+        ok = sd_bus_set_address(bus, address) >= 0 && sd_bus_set_bus_client(bus, 1) >= 0 &&
+             sd_bus_start(bus) >= 0 && sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                          "org.freedesktop.DBus", "GetId", NULL, NULL, "") >= 0;
+        sd_bus_flush_close_unref(bus);
+        return ok;
+}
+
+int bus_fixture_start_bus(BusFixture *f) {
+        const char *policy = getenv("PMAPI_BUS_POLICY");
+        char conf_arg[300];
+        int r;
+
+        memset(f, 0, sizeof(*f));
+        if (geteuid() != 0) {
+                fprintf(stderr, "# integration tests start pmapid and need root; skipping\n");
+                return 77;
+        }
+        if (!policy || access(policy, R_OK) < 0) {
+                fprintf(stderr, "# PMAPI_BUS_POLICY is not set to the policy file\n");
+                return 1;
+        }
+        snprintf(f->dir, sizeof(f->dir), "/tmp/pmapi-test-XXXXXX");
+        if (!mkdtemp(f->dir))
+                return 1;
+        (void) chmod(f->dir, 0755);     /* unprivileged clients must reach the socket */
+        snprintf(f->address, sizeof(f->address), "unix:path=%s/system_bus_socket", f->dir);
+        r = write_bus_conf(f, policy);
+        if (r < 0)
+                return 1;
+        snprintf(conf_arg, sizeof(conf_arg), "--config-file=%s/bus.conf", f->dir);
+        char *argv[] = { (char *) "/usr/bin/dbus-daemon", (char *) "--nofork", conf_arg, NULL };
+        f->bus_pid = spawn(argv, NULL);
+        for (int i = 0; i < 500 && !bus_answers(f->address); i++)
+                sleep_ms(10);
+        if (!bus_answers(f->address)) {
+                fprintf(stderr, "# private dbus-daemon did not start\n");
+                return 1;
+        }
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", f->address, 1);
+        return 0;
+}
+
+int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args) {
+        const char *pmapid = getenv("PMAPID");
+        static char env[400];
+        char *argv[16] = { (char *) pmapid };
+        size_t n = 1;
+
+        if (!pmapid) {
+                fprintf(stderr, "# PMAPID is not set to the daemon binary\n");
+                return 1;
+        }
+        for (; extra_args && *extra_args && n < 15; extra_args++)
+                argv[n++] = (char *) *extra_args;
+        snprintf(env, sizeof(env), "DBUS_SYSTEM_BUS_ADDRESS=%s", f->address);
+        f->daemon_pid = spawn(argv, env);
+        for (int i = 0; i < 1000 && !name_has_owner(f->address, "org.pmapi.PerfMon1"); i++) {
+                if (waitpid(f->daemon_pid, NULL, WNOHANG) == f->daemon_pid) {
+                        fprintf(stderr, "# pmapid exited during start-up\n");
+                        f->daemon_pid = 0;
+                        return 1;
+                }
+                sleep_ms(10);
+        }
+        return name_has_owner(f->address, "org.pmapi.PerfMon1") ? 0 : 1;
+}
+
+int bus_fixture_start(BusFixture *f, const char *const *extra_args) {
+        int r = bus_fixture_start_bus(f);
+        if (r != 0)
+                return r;
+        return bus_fixture_start_daemon(f, extra_args);
+}
+
+static void stop_process(pid_t *pid) {
+        if (*pid <= 0)
+                return;
+        kill(*pid, SIGTERM);
+        for (int i = 0; i < 300; i++) {
+                if (waitpid(*pid, NULL, WNOHANG) == *pid) {
+                        *pid = 0;
+                        return;
+                }
+                sleep_ms(10);
+        }
+        kill(*pid, SIGKILL);
+        waitpid(*pid, NULL, 0);
+        *pid = 0;
+}
+
+void bus_fixture_stop(BusFixture *f) {
+        char path[300];
+
+        stop_process(&f->daemon_pid);
+        stop_process(&f->bus_pid);
+        if (f->dir[0]) {
+                snprintf(path, sizeof(path), "%s/bus.conf", f->dir);
+                unlink(path);
+                snprintf(path, sizeof(path), "%s/system_bus_socket", f->dir);
+                unlink(path);
+                rmdir(f->dir);
+        }
+}
+
+int run_as_nobody(int (*fn)(void *arg), void *arg) {
+        int status;
+        pid_t pid = fork();
+
+        if (pid < 0)
+                return -1;
+        if (pid == 0) {
+                if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+                    setresuid(65534, 65534, 65534) < 0)
+                        _exit(126);
+                _exit(fn(arg));
+        }
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+                return -1;
+        return WEXITSTATUS(status);
+}
+
+int count_fds(pid_t pid) {
+        char path[64];
+        struct dirent *de;
+        int n = 0;
+        DIR *d;
+
+        snprintf(path, sizeof(path), "/proc/%d/fd", (int) pid);
+        d = opendir(path);
+        if (!d)
+                return -1;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.')
+                        n++;
+        closedir(d);
+        return n;
+}

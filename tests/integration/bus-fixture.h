@@ -1,0 +1,26 @@
+/* bus-fixture.h: a private dbus-daemon (system-bus policy plus dbus/org.pmapi.PerfMon1.conf) and a
+ * real pmapid on it, for integration tests and benchmarks. Needs root. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+typedef struct BusFixture {
+        char dir[256];                  /* temporary directory: bus.conf, socket */
+        char address[320];              /* unix:path=... */
+        pid_t bus_pid;
+        pid_t daemon_pid;
+} BusFixture;
+
+/* Starts the bus and pmapid (extra_args: NULL-terminated, may be NULL) and points
+ * DBUS_SYSTEM_BUS_ADDRESS at the bus. Returns 0, or 77 if the test cannot run here. */
+int bus_fixture_start(BusFixture *f, const char *const *extra_args);
+void bus_fixture_stop(BusFixture *f);
+/* Starts only the bus (no pmapid). */
+int bus_fixture_start_bus(BusFixture *f);
+int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args);
+
+/* Runs fn(arg) in a forked child as uid/gid 65534 (nobody) and returns its exit status. */
+int run_as_nobody(int (*fn)(void *arg), void *arg);
+/* Number of open fds of a process. */
+int count_fds(pid_t pid);

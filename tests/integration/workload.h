@@ -1,0 +1,13 @@
+/* workload.h: workloads whose true counts are known, and catalog lookups, shared by the
+ * integration tests, the samples' tests and the benchmark. */
+#pragma once
+
+#include <stddef.h>
+
+#include "pmapi.h"
+
+/* Maps n fresh anonymous pages (no huge pages) and writes one byte to each: exactly n page faults
+ * in user mode. Returns 0 or -errno. */
+int touch_fresh_pages(size_t n);
+/* The id of the event whose short name is name in pm_init's list for counter 0, or -1. */
+int find_event_id(const pm_info_t *info, const char *name);

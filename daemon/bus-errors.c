@@ -12,7 +12,7 @@ static const struct {
         const char *format;             /* takes tid, then pid */
 } errno_map[] = {
         { ESRCH,   PMAPI_ERROR_NO_SUCH_THREAD,
-          "Thread %d is not a live thread of the calling process %d" },
+          "Thread %d of process %d is not a live thread of the calling process" },
         { EEXIST,  PMAPI_ERROR_CONTEXT_EXISTS,
           "Thread %d (pid %d) already has a context; delete it before setting a new program" },
         { ENODATA, PMAPI_ERROR_NO_CONTEXT,

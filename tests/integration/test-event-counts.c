@@ -1,0 +1,152 @@
+/* test-event-counts.c: the check behind every event the catalog marks verified or caveat: each is
+ * counted through pmapid over a workload whose true count is known. The tolerances here are the
+ * ones the event descriptions promise. */
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bus-fixture.h"
+#include "pmapi.h"
+#include "workload.h"
+
+static BusFixture fixture;
+static pm_info_t info;
+
+static void count_events(int mode, const char *const names[], size_t n, void (*work)(void *), void *arg,
+                         long long ret[MAX_COUNTERS]) {
+        pm_prog_t prog = { .mode.w = mode };
+        pm_data_t d;
+
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                prog.events[c] = COUNT_NOTHING;
+        for (size_t i = 0; i < n; i++) {
+                prog.events[i] = find_event_id(&info, names[i]);
+                assert_true(prog.events[i] > 0);
+        }
+        assert_int_equal(pm_set_program_mythread(&prog), 0);
+        assert_int_equal(pm_start_mythread(), 0);
+        work(arg);
+        assert_int_equal(pm_stop_mythread(), 0);
+        assert_int_equal(pm_get_data_mythread(&d), 0);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+        memcpy(ret, d.accu, sizeof(d.accu));
+}
+
+static long long thread_cpu_ns(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void spin_200ms(void *arg) {
+        long long *cpu = arg, start = thread_cpu_ns();
+        while (thread_cpu_ns() - start < 200000000LL)
+                ;
+        *cpu = thread_cpu_ns() - start;
+}
+
+static void test_task_clock_matches_thread_cpu_time(void **state) {
+        static const char *const names[] = { "PM_TASK_CLOCK", "PM_CPU_CLOCK" };
+        long long v[MAX_COUNTERS], cpu;
+
+        (void) state;
+        count_events(PM_USER | PM_KERNEL, names, 2, spin_200ms, &cpu, v);
+        printf("# spin: thread cpu %lld ns, PM_TASK_CLOCK %lld, PM_CPU_CLOCK %lld\n", cpu, v[0], v[1]);
+        assert_in_range(v[0], cpu * 98 / 100, cpu * 102 / 100 + 2000000);    /* 2 % (+ two calls) */
+        assert_in_range(v[1], cpu * 75 / 100, cpu * 125 / 100 + 2000000);    /* caveat: 25 % */
+}
+
+static void touch_2000(void *arg) {
+        (void) arg;
+        assert_int_equal(touch_fresh_pages(2000), 0);
+}
+
+static void test_page_faults_and_minor_faults_equal_pages_touched(void **state) {
+        static const char *const names[] = { "PM_PAGE_FLT", "PM_MINOR_FLT" };
+        long long v[MAX_COUNTERS];
+
+        (void) state;
+        count_events(PM_USER, names, 2, touch_2000, NULL, v);
+        assert_in_range(v[0], 1998, 2002);
+        assert_in_range(v[1], 1998, 2002);
+}
+
+static void sleep_100_times(void *arg) {
+        (void) arg;
+        for (int i = 0; i < 100; i++)
+                usleep(200);            /* each sleep switches the thread out once */
+}
+
+static void test_context_switches_count_sleeps_in_kernel_mode_only(void **state) {
+        static const char *const names[] = { "PM_CTX_SW" };
+        long long v[MAX_COUNTERS];
+
+        (void) state;
+        count_events(PM_USER | PM_KERNEL, names, 1, sleep_100_times, NULL, v);
+        printf("# 100 sleeps: PM_CTX_SW %lld (kernel mode)\n", v[0]);
+        assert_in_range(v[0], 100, 110);        /* + the calls' own waits on the bus */
+        count_events(PM_USER, names, 1, sleep_100_times, NULL, v);
+        assert_int_equal(v[0], 0);              /* raised in kernel context: user mode reads 0 */
+}
+
+static void flip_cpus_20_times(void *arg) {
+        (void) arg;
+        for (int i = 0; i < 20; i++) {
+                cpu_set_t set;
+                CPU_ZERO(&set);
+                CPU_SET(i % 2, &set);
+                assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);
+        }
+}
+
+static void test_cpu_migrations_count_affinity_flips(void **state) {
+        static const char *const names[] = { "PM_CPU_MIGR" };
+        long long v[MAX_COUNTERS];
+        cpu_set_t all, cur;
+
+        (void) state;
+        if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+                skip();
+        CPU_ZERO(&cur);
+        CPU_SET(1, &cur);               /* start on CPU 1 so that the first flip (to 0) moves */
+        assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+        assert_int_equal(sched_setaffinity(0, sizeof(cur), &cur), 0);
+        count_events(PM_USER | PM_KERNEL, names, 1, flip_cpus_20_times, NULL, v);
+        assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+        printf("# 20 affinity flips: PM_CPU_MIGR %lld\n", v[0]);
+        assert_in_range(v[0], 20, 22);
+}
+
+static int setup(void **state) {
+        (void) state;
+        int r = bus_fixture_start(&fixture, NULL);
+        if (r == 77)
+                exit(77);
+        if (r == 0)
+                r = pm_init(PM_VERIFIED | PM_CAVEAT | PM_UNVERIFIED, &info);
+        return r;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        bus_fixture_stop(&fixture);
+        return 0;
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_task_clock_matches_thread_cpu_time),
+                cmocka_unit_test(test_page_faults_and_minor_faults_equal_pages_touched),
+                cmocka_unit_test(test_context_switches_count_sleeps_in_kernel_mode_only),
+                cmocka_unit_test(test_cpu_migrations_count_affinity_flips),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,143 @@
+/* bench-thread-calls.c: median cost of the first-party thread calls through pmapid, next to the
+ * raw perf_event floor (read()/ioctl()/open of an identical perf group on the same thread) and the
+ * D-Bus floor (Peer.Ping to pmapid), all measured in this run. Prints ratios; asserts nothing. */
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bus-fixture.h"
+#include "pmapi.h"
+#include "workload.h"
+
+#define N_RAW 100000
+#define N_BUS 2000
+#define N_WARM 200
+
+static long long now_ns(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_ll(const void *a, const void *b) {
+        long long x = *(const long long *) a, y = *(const long long *) b;
+        return (x > y) - (x < y);
+}
+
+static long long median(long long *v, int n) {
+        qsort(v, n, sizeof(*v), cmp_ll);
+        return v[n / 2];
+}
+
+/* Runs op n times after warm-up; returns the median ns of one op (a pair counts as one). */
+#define MEASURE(n, setup_stmt, op_stmt)                                                            \
+        ({                                                                                         \
+                static long long _t[N_RAW];                                                        \
+                for (int _i = 0; _i < N_WARM; _i++) {                                              \
+                        setup_stmt;                                                                \
+                        op_stmt;                                                                   \
+                }                                                                                  \
+                for (int _i = 0; _i < (n); _i++) {                                                 \
+                        setup_stmt;                                                                \
+                        long long _s = now_ns();                                                   \
+                        op_stmt;                                                                   \
+                        _t[_i] = now_ns() - _s;                                                    \
+                }                                                                                  \
+                median(_t, (n));                                                                   \
+        })
+
+static int raw_group_open(int fds[2]) {
+        struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+                                     .config = PERF_COUNT_SW_PAGE_FAULTS, .disabled = 1, .exclude_kernel = 1,
+                                     .exclude_hv = 1,
+                                     .read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+                                                    PERF_FORMAT_TOTAL_TIME_RUNNING };
+        fds[0] = (int) syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+        a.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
+        a.disabled = 0;
+        fds[1] = (int) syscall(SYS_perf_event_open, &a, 0, -1, fds[0], PERF_FLAG_FD_CLOEXEC);
+        return fds[0] >= 0 && fds[1] >= 0 ? 0 : -1;
+}
+
+static void raw_group_close(int fds[2]) {
+        close(fds[1]);
+        close(fds[0]);
+}
+
+static void row(const char *what, long long ns, long long floor_ns, const char *floor_name) {
+        printf("%-40s %10lld ns   %8.1fx %s\n", what, ns, (double) ns / (double) floor_ns, floor_name);
+}
+
+int main(void) {
+        BusFixture fixture = {};
+        bool own_fixture = !getenv("DBUS_SYSTEM_BUS_ADDRESS");
+        uint64_t buf[8];
+        int fds[2], r;
+        pm_info_t info;
+        pm_prog_t prog = { .mode.w = PM_USER };
+        pm_data_t d;
+        sd_bus *bus = NULL;
+
+        if (own_fixture) {
+                r = bus_fixture_start(&fixture, NULL);
+                if (r != 0)
+                        return r;
+        }
+        /* One idle counter stays open all along, as pmapid's always are: otherwise each open after
+         * the last close pays the kernel's static-key switch (~8 ms), not the open itself. */
+        int keeper[2];
+        if (pm_init(PM_VERIFIED, &info) != 0 || raw_group_open(keeper) < 0 || raw_group_open(fds) < 0 || sd_bus_open_system(&bus) < 0) {
+                fprintf(stderr, "set-up failed\n");
+                return 1;
+        }
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                prog.events[c] = COUNT_NOTHING;
+        prog.events[0] = find_event_id(&info, "PM_PAGE_FLT");
+        prog.events[1] = find_event_id(&info, "PM_MINOR_FLT");
+
+        long long raw_read = MEASURE(N_RAW, , (void) !read(fds[0], buf, sizeof(buf)));
+        long long raw_enable = MEASURE(N_RAW, , ioctl(fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
+        long long raw_disable = MEASURE(N_RAW, , ioctl(fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
+        long long raw_open = MEASURE(N_BUS * 5, , (raw_group_close(fds), raw_group_open(fds)));
+        long long ping = MEASURE(N_BUS, , sd_bus_call_method(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
+                                                             "org.freedesktop.DBus.Peer", "Ping", NULL, NULL, ""));
+
+        if (pm_set_program_mythread(&prog) != 0)
+                return 1;
+        long long get_data = MEASURE(N_BUS, , pm_get_data_mythread(&d));
+        long long start = MEASURE(N_BUS, pm_stop_mythread(), pm_start_mythread());
+        long long stop = MEASURE(N_BUS, pm_start_mythread(), pm_stop_mythread());
+        long long reset = MEASURE(N_BUS, , pm_reset_data_mythread());
+        (void) pm_delete_program_mythread();
+        long long set_delete = MEASURE(N_BUS, , (pm_set_program_mythread(&prog), pm_delete_program_mythread()));
+
+        printf("# pmapi first-party thread calls, median of %d calls (raw: %d), group of 2 software events\n",
+               N_BUS, N_RAW);
+        printf("%-40s %10s      %8s\n", "operation", "median", "ratio");
+        row("raw read() of the perf group", raw_read, raw_read, "raw read");
+        row("raw ioctl(ENABLE|GROUP)", raw_enable, raw_enable, "raw enable");
+        row("raw ioctl(DISABLE|GROUP)", raw_disable, raw_disable, "raw disable");
+        row("raw open+close of the group", raw_open, raw_open, "raw open+close");
+        row("D-Bus Peer.Ping to pmapid", ping, raw_read, "raw read");
+        row("pm_get_data_mythread", get_data, raw_read, "raw read");
+        row("pm_get_data_mythread vs bus floor", get_data, ping, "Peer.Ping");
+        row("pm_start_mythread", start, raw_enable, "raw enable");
+        row("pm_stop_mythread", stop, raw_disable, "raw disable");
+        row("pm_reset_data_mythread", reset, raw_read, "raw read");
+        row("pm_set_program + pm_delete_program", set_delete, raw_open, "raw open+close");
+        row("pm_set_program + pm_delete_program", set_delete, 2 * ping, "2 x Peer.Ping");
+
+        raw_group_close(fds);
+        raw_group_close(keeper);
+        sd_bus_flush_close_unref(bus);
+        if (own_fixture)
+                bus_fixture_stop(&fixture);
+        return 0;
+}

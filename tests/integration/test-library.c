@@ -1,0 +1,144 @@
+/* test-library.c: libpmapi as a library: thread-safe (threads calling at once share one
+ * connection), fork-safe (a child gets its own connection and its own contexts), and a clear
+ * PM_ENODAEMON, not a hang, when pmapid or the bus is absent; a restarted pmapid is found again. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "bus-fixture.h"
+#include "check.h"
+#include "pmapi.h"
+#include "workload.h"
+
+static BusFixture fixture;
+static pm_info_t info;
+
+static int count_pages_here(size_t pages, long long *ret) {
+        pm_prog_t prog = { .mode.w = PM_USER | PM_COUNT };
+        pm_data_t d;
+
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                prog.events[c] = COUNT_NOTHING;
+        prog.events[0] = find_event_id(&info, "PM_PAGE_FLT");
+        CHECK_RC(pm_set_program_mythread(&prog), 0);
+        CHECK(touch_fresh_pages(pages) == 0);
+        CHECK_RC(pm_stop_mythread(), 0);
+        CHECK_RC(pm_get_data_mythread(&d), 0);
+        CHECK_RC(pm_delete_program_mythread(), 0);
+        *ret = d.accu[0];
+        return 0;
+}
+
+static void *hammer(void *arg) {
+        uintptr_t i = (uintptr_t) arg;
+        for (int round = 0; round < 20; round++) {
+                long long v;
+                if (count_pages_here(10 + i, &v) != 0 || v < (long long) (10 + i) - 2 || v > (long long) (10 + i) + 2)
+                        return (void *) 1;
+        }
+        return NULL;
+}
+
+static void test_threads_share_the_library_safely(void **state) {
+        pthread_t t[16];
+
+        (void) state;
+        for (uintptr_t i = 0; i < 16; i++)
+                assert_int_equal(pthread_create(&t[i], NULL, hammer, (void *) (i * 7)), 0);
+        for (int i = 0; i < 16; i++) {
+                void *ret;
+                assert_int_equal(pthread_join(t[i], &ret), 0);
+                assert_null(ret);
+        }
+}
+
+static void test_forked_child_gets_its_own_connection(void **state) {
+        long long v;
+        int status;
+        pid_t pid;
+
+        (void) state;
+        assert_int_equal(count_pages_here(50, &v), 0);          /* the parent's connection is open */
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                long long w;
+                _exit(count_pages_here(300, &w) == 0 && w >= 298 && w <= 302 ? 0 : 1);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_int_equal(count_pages_here(70, &v), 0);          /* and the parent's still works */
+        assert_in_range(v, 68, 72);
+}
+
+static long long now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void test_absent_daemon_is_a_clear_error_and_a_restart_is_found(void **state) {
+        pm_info_t again;
+        long long start, v;
+        pm_data_t d;
+
+        (void) state;
+        assert_int_equal(kill(fixture.daemon_pid, SIGTERM), 0);
+        assert_int_equal(waitpid(fixture.daemon_pid, NULL, 0), fixture.daemon_pid);
+        fixture.daemon_pid = 0;
+
+        start = now_ms();
+        assert_int_equal(pm_get_data_mythread(&d), PM_ENODAEMON);
+        assert_int_equal(pm_init(PM_VERIFIED, &again), PM_ENODAEMON);
+        assert_true(now_ms() - start < 2000);                   /* an answer, not a hang */
+
+        assert_int_equal(bus_fixture_start_daemon(&fixture, NULL), 0);
+        assert_int_equal(count_pages_here(40, &v), 0);
+        assert_in_range(v, 38, 42);
+}
+
+static int no_bus_body(void *arg) {
+        pm_info_t i;
+        (void) arg;
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/pmapi-test-socket", 1);
+        CHECK_RC(pm_init(PM_VERIFIED, &i), PM_ENODAEMON);
+        return 0;
+}
+
+static void test_absent_bus_is_a_clear_error(void **state) {
+        (void) state;
+        assert_int_equal(run_as_nobody(no_bus_body, NULL), 0);
+}
+
+static int setup(void **state) {
+        (void) state;
+        int r = bus_fixture_start(&fixture, NULL);
+        if (r == 77)
+                exit(77);
+        return r == 0 ? pm_init(PM_VERIFIED, &info) : r;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        bus_fixture_stop(&fixture);
+        return 0;
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_threads_share_the_library_safely),
+                cmocka_unit_test(test_forked_child_gets_its_own_connection),
+                cmocka_unit_test(test_absent_daemon_is_a_clear_error_and_a_restart_is_found),
+                cmocka_unit_test(test_absent_bus_is_a_clear_error),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

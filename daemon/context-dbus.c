@@ -9,11 +9,11 @@
 #include "context-dbus.h"
 #include "macro.h"
 
-static bool current_caller_may_see(sd_bus *bus, const Context *c) {
+static bool current_caller_may_see(sd_bus *bus, Manager *manager, const Context *c) {
         sd_bus_message *m = sd_bus_get_current_message(bus);
         Caller caller;
 
-        if (!m || caller_from_message(m, &caller) < 0)
+        if (!m || caller_cache_get(manager->callers, m, &caller) < 0)
                 return false;
         return caller.euid == 0 || caller.euid == c->owner_uid;
 }
@@ -34,7 +34,7 @@ static int context_find(sd_bus *bus, const char *path, const char *interface, vo
         if (*id == '\0' || *end != '\0' || tid <= 0 || tid > INT32_MAX)
                 return 0;
         c = g_hash_table_lookup(m->threads, GINT_TO_POINTER((int) tid));
-        if (!c || !current_caller_may_see(bus, c))
+        if (!c || !current_caller_may_see(bus, m, c))
                 return 0;
         *found = c;
         return 1;
@@ -55,7 +55,7 @@ static int context_enumerate(sd_bus *bus, const char *path, void *userdata, char
         g_hash_table_iter_init(&it, m->threads);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 Context *c = value;
-                if (!current_caller_may_see(bus, c))
+                if (!current_caller_may_see(bus, m, c))
                         continue;
                 if (asprintf(&l[n], PMAPI_THREAD_PREFIX "/%d", (int) c->tid) < 0) {
                         for (size_t i = 0; i < n; i++)

@@ -10,14 +10,14 @@
 #include "macro.h"
 #include "manager-dbus.h"
 
-static int read_target(sd_bus_message *m, Caller *ret_caller, pid_t *ret_pid, pid_t *ret_tid) {
+static int read_target(sd_bus_message *m, Manager *manager, Caller *ret_caller, pid_t *ret_pid, pid_t *ret_tid) {
         int32_t pid, tid;
         int r;
 
         r = sd_bus_message_read(m, "ii", &pid, &tid);
         if (r < 0)
                 return r;
-        r = caller_from_message(m, ret_caller);
+        r = caller_cache_get(manager->callers, m, ret_caller);
         if (r < 0)
                 return r;
         *ret_pid = pid;
@@ -66,7 +66,7 @@ static int method_set_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         ProgramError pe;
         int r;
 
-        r = read_target(m, &caller, &pid, &tid);
+        r = read_target(m, manager, &caller, &pid, &tid);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(m, "i", &mode);
@@ -100,7 +100,7 @@ static int message_context(sd_bus_message *m, Manager *manager, sd_bus_error *er
         pid_t pid, tid;
         int r;
 
-        r = read_target(m, &caller, &pid, &tid);
+        r = read_target(m, manager, &caller, &pid, &tid);
         if (r < 0)
                 return r;
         r = manager_get_thread(manager, &caller, pid, tid, ret);
@@ -247,6 +247,9 @@ static const sd_bus_vtable manager_vtable[] = {
 int manager_bus_register(Manager *m, sd_bus *bus) {
         int r;
 
+        r = caller_cache_new(bus, &m->callers);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch bus clients: %m");
         r = sd_bus_add_object_vtable(bus, NULL, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
                                      manager_vtable, m);
         if (r < 0)

@@ -34,6 +34,7 @@ Manager *manager_free(Manager *m) {
                 return NULL;
         g_hash_table_destroy(m->threads);
         g_hash_table_destroy(m->contexts_per_uid);
+        caller_cache_free(m->callers);
         event_table_free(m->events);
         sd_event_unref(m->event);
         free(m);

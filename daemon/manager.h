@@ -9,6 +9,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "caller-cache.h"
 #include "caller.h"
 #include "context.h"
 #include "counter.h"
@@ -22,6 +23,7 @@ typedef struct Manager {
         EventTable *events;
         GHashTable *threads;            /* tid -> Context*, owned */
         GHashTable *contexts_per_uid;   /* uid -> count */
+        CallerCache *callers;           /* NULL until on a bus */
         unsigned max_contexts_per_uid;
 } Manager;
 

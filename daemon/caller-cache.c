@@ -1,0 +1,62 @@
+/* caller-cache.c: see caller-cache.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "caller-cache.h"
+
+static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        CallerCache *c = userdata;
+        const char *name, *old_owner, *new_owner;
+
+        (void) error;
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
+                return 0;
+        if (name[0] == ':' && new_owner[0] == '\0')
+                g_hash_table_remove(c->by_name, name);
+        return 0;
+}
+
+int caller_cache_new(sd_bus *bus, CallerCache **ret) {
+        CallerCache *c = calloc(1, sizeof(*c));
+        int r;
+
+        if (!c)
+                return -ENOMEM;
+        c->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        r = sd_bus_match_signal(bus, &c->match, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                "org.freedesktop.DBus", "NameOwnerChanged", on_name_owner_changed, c);
+        if (r < 0) {
+                caller_cache_free(c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}
+
+CallerCache *caller_cache_free(CallerCache *c) {
+        if (!c)
+                return NULL;
+        sd_bus_slot_unref(c->match);
+        g_hash_table_destroy(c->by_name);
+        free(c);
+        return NULL;
+}
+
+int caller_cache_get(CallerCache *c, sd_bus_message *m, Caller *ret) {
+        const char *sender = sd_bus_message_get_sender(m);
+        Caller *cached;
+        int r;
+
+        if (!c || !sender)              /* peer-to-peer: no unique names, ask every time */
+                return caller_from_message(m, ret);
+        cached = g_hash_table_lookup(c->by_name, sender);
+        if (cached) {
+                *ret = *cached;
+                return 0;
+        }
+        r = caller_from_message(m, ret);
+        if (r < 0)
+                return r;
+        g_hash_table_insert(c->by_name, g_strdup(sender), g_memdup2(ret, sizeof(*ret)));
+        return 0;
+}

@@ -1,0 +1,19 @@
+/* caller-cache.h: bus credentials of connected clients, keyed by unique bus name. Asking the broker
+ * for a sender's credentials is a synchronous round trip; a unique name is never reused and its
+ * PID and EUID are fixed when it connects, so they are asked once per connection and forgotten when
+ * the broker says the connection is gone. */
+#pragma once
+
+#include <glib.h>
+#include <systemd/sd-bus.h>
+
+#include "caller.h"
+
+typedef struct CallerCache {
+        GHashTable *by_name;            /* unique name -> Caller* */
+        sd_bus_slot *match;
+} CallerCache;
+
+int caller_cache_new(sd_bus *bus, CallerCache **ret);
+CallerCache *caller_cache_free(CallerCache *c);
+int caller_cache_get(CallerCache *c, sd_bus_message *m, Caller *ret);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every test, from a fresh Debian 12 machine as root: install what is missing, build with warnings
 # as errors, run the unit and integration suites (the integration tests start their own private
-# dbus-daemon and pmapid), then print the benchmark.
+# dbus-daemon and pmapid), print the benchmark, and end with one "N passed, N failed" line counting
+# the individual cmocka test cases.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -9,5 +10,13 @@ sh scripts/install-deps.sh
 build=${PMAPI_BUILD_DIR:-build-test}
 [ -d "$build" ] || meson setup "$build" -Dwerror=true >/dev/null
 ninja -C "$build"
-meson test -C "$build" --print-errorlogs
+rc=0
+meson test -C "$build" --print-errorlogs || rc=$?
+log="$build/meson-logs/tests.txt"
+cp "$build/meson-logs/testlog.txt" "$log" 2>/dev/null || : > "$log"     # the benchmark overwrites it
 meson test -C "$build" --benchmark --verbose 2>&1 | grep -E '^(#|operation|raw|D-Bus|pm_)' || true
+passed=$(grep -cE '^ok [0-9]+ ' "$log" || true)
+failed=$(grep -cE '^not ok [0-9]+ ' "$log" || true)
+skipped=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log" || true)
+echo "tests: $((passed - skipped)) passed, $failed failed, $skipped skipped"
+exit $rc

@@ -13,7 +13,8 @@ typedef struct BusFixture {
 } BusFixture;
 
 /* Starts the bus and pmapid (extra_args: NULL-terminated, may be NULL) and points
- * DBUS_SYSTEM_BUS_ADDRESS at the bus. Returns 0, or 77 if the test cannot run here. */
+ * DBUS_SYSTEM_BUS_ADDRESS at the bus. Returns 0 or 1; a process that is not root cannot run them
+ * and exits 77, the skip status, after saying why. */
 int bus_fixture_start(BusFixture *f, const char *const *extra_args);
 void bus_fixture_stop(BusFixture *f);
 /* Starts only the bus (no pmapid). */

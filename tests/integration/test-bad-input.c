@@ -311,8 +311,6 @@ static int setup(void **state) {
         (void) state;
         saved_paranoid = read_paranoid();
         int r = bus_fixture_start(&fixture, NULL);
-        if (r == 77)
-                exit(77);
         return r;
 }
 

@@ -122,8 +122,6 @@ static void test_absent_bus_is_a_clear_error(void **state) {
 static int setup(void **state) {
         (void) state;
         int r = bus_fixture_start(&fixture, NULL);
-        if (r == 77)
-                exit(77);
         return r == 0 ? pm_init(PM_VERIFIED, &info) : r;
 }
 

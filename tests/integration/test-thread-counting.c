@@ -232,8 +232,6 @@ static void test_busctl_tree_shows_live_context(void **state) {
 static int setup(void **state) {
         (void) state;
         int r = bus_fixture_start(&fixture, NULL);
-        if (r == 77)
-                exit(77);
         return r;
 }
 

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager-dbus.h"
+#include "perf-syscall.h"
 
 static unsigned arg_max_contexts_per_uid = MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID;
 static bool arg_list_events;
@@ -83,6 +84,18 @@ static void list_events(const EventTable *t) {
                        t->events[i].short_name, t->events[i].long_name);
 }
 
+/* Thread pins need pidfd_open(tid, PIDFD_THREAD), new in Linux 6.9; without them no caller's thread
+ * could be checked, so refuse to start rather than refuse every call. */
+static int check_kernel(void) {
+        int fd = pidfd_open_thread(gettid());
+
+        if (fd < 0)
+                return log_error_errno(-errno, "pidfd_open(PIDFD_THREAD) is not supported (%m): pmapid needs "
+                                       "Linux 6.9 or later.");
+        close(fd);
+        return 0;
+}
+
 static int run(void) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -90,6 +103,9 @@ static int run(void) {
         Manager *m = NULL;
         int r;
 
+        r = check_kernel();
+        if (r < 0)
+                return r;
         r = event_table_load(&events);
         if (r < 0)
                 return log_error_errno(r, "Failed to build the event catalog: %m");

@@ -1,6 +1,7 @@
 /* perf-syscall.h: the raw system calls glibc 2.36 does not wrap. */
 #pragma once
 
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <sys/types.h>

@@ -15,8 +15,10 @@ meson test -C "$build" --print-errorlogs || rc=$?
 log="$build/meson-logs/tests.txt"
 cp "$build/meson-logs/testlog.txt" "$log" 2>/dev/null || : > "$log"     # the benchmark overwrites it
 meson test -C "$build" --benchmark --verbose 2>&1 | grep -E '^(#|operation|raw|D-Bus|pm_)' || true
+# cmocka 1.1.5 writes a skipped case as "not ok N # SKIP name"; its binary still exits 0, so the
+# skips are counted here, where they cannot pass for passes.
 passed=$(grep -cE '^ok [0-9]+ ' "$log" || true)
-failed=$(grep -cE '^not ok [0-9]+ ' "$log" || true)
-skipped=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log" || true)
-echo "tests: $((passed - skipped)) passed, $failed failed, $skipped skipped"
+skipped=$(grep -cE '^not ok [0-9]+ # SKIP' "$log" || true)
+failed=$(grep -E '^not ok [0-9]+ ' "$log" | grep -cv '# SKIP' || true)
+echo "tests: $passed passed, $failed failed, $skipped skipped"
 exit $rc

@@ -1,0 +1,401 @@
+/* test-context.c: a thread context's state machine (daemon/context.c) over the fake counter backend
+ * (daemon/counter-fake.c), whose counts move only when the test says the thread did work while
+ * the group was enabled. Checked: the count bit decides the initial state, start and stop switch
+ * counting and are idempotent, reset zeroes, reads land on the programmed counters, get_program
+ * reports the live state, and a failed open or start leaves nothing open. A spy backend wraps the
+ * fake one to count the calls the context makes and to make enable fail. Pidfd ownership is
+ * checked with an ordinary fd, since the context only closes it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "context.h"
+#include "counter.h"
+#include "event-table.h"
+#include "macro.h"
+#include "pmapi.h"
+#include "program.h"
+
+static int setup_table(void **state) {
+        EventTable *t = NULL;
+
+        if (event_table_new_unprobed(event_sources, n_event_sources, &t) < 0)
+                return -1;
+        *state = t;
+        return 0;
+}
+
+static int teardown_table(void **state) {
+        event_table_free(*state);
+        return 0;
+}
+
+/* The fake backend, with enable and disable counted and enable able to fail. */
+static CounterBackend spy_backend;
+static unsigned spy_n_enable, spy_n_disable;
+static int spy_enable_error;
+
+static int spy_enable(CounterGroup *g) {
+        spy_n_enable++;
+        if (spy_enable_error)
+                return spy_enable_error;
+        return counter_backend_fake.enable(g);
+}
+
+static int spy_disable(CounterGroup *g) {
+        spy_n_disable++;
+        return counter_backend_fake.disable(g);
+}
+
+static void spy_reset(void) {
+        spy_backend = counter_backend_fake;
+        spy_backend.name = "spy";
+        spy_backend.enable = spy_enable;
+        spy_backend.disable = spy_disable;
+        spy_n_enable = spy_n_disable = 0;
+        spy_enable_error = 0;
+}
+
+static Program program_with(uint32_t mode) {
+        Program p = { .mode = mode };
+
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                p.events[c] = COUNT_NOTHING;
+        return p;
+}
+
+static Context *new_context(void **state, const Program *p) {
+        Context *c = NULL;
+
+        assert_int_equal(context_new(&counter_backend_fake, *state, getpid(), gettid(), getuid(), p,
+                                     /* pidfd= */ -1, &c), 0);
+        assert_non_null(c);
+        assert_ptr_equal(counter_fake_last_opened(), c->counters);
+        return c;
+}
+
+static void read_counters(Context *c, int64_t accu[MAX_COUNTERS]) {
+        for (int k = 0; k < MAX_COUNTERS; k++)
+                accu[k] = -777;                         /* stale data the read must overwrite */
+        assert_int_equal(context_read(c, accu), 0);
+}
+
+static int64_t read_one(Context *c, int counter) {
+        int64_t accu[MAX_COUNTERS];
+
+        read_counters(c, accu);
+        return accu[counter];
+}
+
+static void test_new_without_count_bit_does_not_count(void **state) {
+        Program p = program_with(PM_USER);
+        Context *c;
+
+        p.events[0] = 2;
+        c = new_context(state, &p);
+        assert_false(c->counting);
+        assert_int_equal(read_one(c, 0), 0);
+        counter_fake_count(c->counters, 0, 5);          /* work while disabled */
+        assert_int_equal(read_one(c, 0), 0);
+        context_free(c);
+}
+
+static void test_new_with_count_bit_counts_at_once(void **state) {
+        Program p = program_with(PM_USER | PM_COUNT);
+        Context *c;
+
+        p.events[0] = 2;
+        c = new_context(state, &p);
+        assert_true(c->counting);
+        assert_int_equal(read_one(c, 0), 0);            /* counters start at 0 */
+        counter_fake_count(c->counters, 0, 9);
+        assert_int_equal(read_one(c, 0), 9);
+        context_free(c);
+}
+
+static void test_start_counts_and_stop_freezes(void **state) {
+        Program p = program_with(PM_USER);
+        Context *c;
+
+        p.events[0] = 1;
+        c = new_context(state, &p);
+        assert_int_equal(context_start(c), 0);
+        assert_true(c->counting);
+        counter_fake_count(c->counters, 0, 5);
+        assert_int_equal(read_one(c, 0), 5);
+
+        assert_int_equal(context_stop(c), 0);
+        assert_false(c->counting);
+        counter_fake_count(c->counters, 0, 7);
+        assert_int_equal(read_one(c, 0), 5);
+        assert_int_equal(read_one(c, 0), 5);            /* reading does not change the count */
+
+        assert_int_equal(context_start(c), 0);          /* a restart accumulates */
+        counter_fake_count(c->counters, 0, 2);
+        assert_int_equal(read_one(c, 0), 7);
+        context_free(c);
+}
+
+static void test_start_and_stop_are_idempotent(void **state) {
+        Program p = program_with(PM_USER);
+        Context *c;
+
+        p.events[0] = 1;
+        c = new_context(state, &p);
+        assert_int_equal(context_stop(c), 0);           /* never started: not an error */
+        assert_false(c->counting);
+        counter_fake_count(c->counters, 0, 4);
+        assert_int_equal(read_one(c, 0), 0);
+
+        assert_int_equal(context_start(c), 0);
+        assert_int_equal(context_start(c), 0);
+        assert_true(c->counting);
+        counter_fake_count(c->counters, 0, 3);
+        assert_int_equal(read_one(c, 0), 3);
+
+        assert_int_equal(context_stop(c), 0);
+        assert_int_equal(context_stop(c), 0);
+        assert_false(c->counting);
+        counter_fake_count(c->counters, 0, 3);
+        assert_int_equal(read_one(c, 0), 3);
+        context_free(c);
+}
+
+static void test_reset_zeroes_and_keeps_state(void **state) {
+        Program p = program_with(PM_USER | PM_COUNT);
+        int64_t accu[MAX_COUNTERS];
+        Context *c;
+
+        p.events[2] = 1;
+        p.events[6] = 2;
+        c = new_context(state, &p);
+        counter_fake_count(c->counters, 0, 100);
+        counter_fake_count(c->counters, 1, 200);
+        assert_int_equal(context_reset(c), 0);
+        read_counters(c, accu);
+        for (int k = 0; k < MAX_COUNTERS; k++)
+                assert_int_equal(accu[k], 0);
+        assert_true(c->counting);                       /* reset does not stop */
+        counter_fake_count(c->counters, 1, 8);
+        assert_int_equal(read_one(c, 6), 8);
+
+        assert_int_equal(context_stop(c), 0);
+        assert_int_equal(context_reset(c), 0);
+        assert_int_equal(read_one(c, 6), 0);
+        assert_false(c->counting);
+        context_free(c);
+}
+
+static void test_read_maps_values_to_programmed_counters(void **state) {
+        Program p = program_with(PM_USER | PM_KERNEL | PM_COUNT);
+        int64_t accu[MAX_COUNTERS];
+        Context *c;
+
+        p.events[1] = 2;
+        p.events[5] = 1;
+        c = new_context(state, &p);
+        counter_fake_count(c->counters, 0, 10);        /* group member 0: counter 1 */
+        counter_fake_count(c->counters, 1, 20);        /* group member 1: counter 5 */
+        read_counters(c, accu);
+        for (int k = 0; k < MAX_COUNTERS; k++) {
+                int64_t want = k == 1 ? 10 : k == 5 ? 20 : 0;
+                if (accu[k] != want)
+                        fail_msg("counter %d reads %lld, expected %lld", k, (long long) accu[k],
+                                 (long long) want);
+        }
+        context_free(c);
+}
+
+static void test_get_program_reports_current_count_state(void **state) {
+        Program p = program_with(PM_USER | PM_KERNEL | PM_NO_INHERIT);
+        Program got;
+        Context *c;
+
+        p.events[3] = 7;
+        c = new_context(state, &p);
+        got = context_get_program(c);
+        assert_int_equal(got.mode, PM_USER | PM_KERNEL | PM_NO_INHERIT);
+        assert_memory_equal(got.events, p.events, sizeof(p.events));
+
+        assert_int_equal(context_start(c), 0);
+        got = context_get_program(c);
+        assert_int_equal(got.mode, PM_USER | PM_KERNEL | PM_NO_INHERIT | PM_COUNT);
+        assert_memory_equal(got.events, p.events, sizeof(p.events));
+
+        assert_int_equal(context_stop(c), 0);
+        got = context_get_program(c);
+        assert_int_equal(got.mode, PM_USER | PM_KERNEL | PM_NO_INHERIT);
+        context_free(c);
+}
+
+static void test_get_program_clears_count_bit_after_stop(void **state) {
+        Program p = program_with(PM_USER | PM_COUNT);
+        Context *c;
+
+        p.events[0] = 3;
+        c = new_context(state, &p);
+        assert_int_equal(context_get_program(c).mode, PM_USER | PM_COUNT);
+        assert_int_equal(context_stop(c), 0);
+        assert_int_equal(context_get_program(c).mode, PM_USER);
+        assert_int_equal(c->program.mode, PM_USER | PM_COUNT);  /* the program as set is kept */
+        context_free(c);
+}
+
+static void test_new_records_target_and_owner(void **state) {
+        Program p = program_with(PM_USER);
+        Context *c = NULL;
+
+        p.events[0] = 1;
+        assert_int_equal(context_new(&counter_backend_fake, *state, 1234, 1240, 4321, &p, -1, &c), 0);
+        assert_int_equal(c->pid, 1234);
+        assert_int_equal(c->tid, 1240);
+        assert_int_equal(c->owner_uid, 4321);
+        assert_int_equal(c->pidfd, -1);
+        assert_ptr_equal(c->backend, &counter_backend_fake);
+        assert_int_equal(c->encoding.n_events, 1);
+        context_free(c);
+}
+
+static void test_free_closes_the_counters(void **state) {
+        Program p = program_with(PM_USER);
+        size_t before = counter_fake_n_open();
+        Context *a, *b;
+
+        p.events[0] = 1;
+        a = new_context(state, &p);
+        b = new_context(state, &p);
+        assert_int_equal(counter_fake_n_open(), before + 2);
+        assert_null(context_free(a));
+        assert_int_equal(counter_fake_n_open(), before + 1);
+        assert_null(context_free(b));
+        assert_int_equal(counter_fake_n_open(), before);
+        assert_null(context_free(NULL));
+}
+
+static void test_failed_open_returns_error_and_leaves_nothing_open(void **state) {
+        Program p = program_with(PM_USER | PM_COUNT);
+        Context *sentinel = (Context *) &p, *c = sentinel;
+        size_t before = counter_fake_n_open();
+
+        p.events[0] = 1;
+        p.events[1] = 2;
+        counter_fake_fail_next_open(-ENOENT);
+        assert_int_equal(context_new(&counter_backend_fake, *state, getpid(), gettid(), getuid(), &p, -1, &c),
+                         -ENOENT);
+        assert_int_equal(counter_fake_n_open(), before);
+        assert_ptr_equal(c, sentinel);                  /* ret_ is set on success only */
+
+        /* The failure was for one open only. */
+        c = new_context(state, &p);
+        assert_int_equal(counter_fake_n_open(), before + 1);
+        context_free(c);
+        assert_int_equal(counter_fake_n_open(), before);
+}
+
+static void test_second_start_or_stop_leaves_counters_alone(void **state) {
+        Program p = program_with(PM_USER);
+        Context *c = NULL;
+
+        spy_reset();
+        p.events[0] = 1;
+        assert_int_equal(context_new(&spy_backend, *state, getpid(), gettid(), getuid(), &p, -1, &c), 0);
+        assert_int_equal(spy_n_enable, 0);
+        assert_int_equal(context_start(c), 0);
+        assert_int_equal(context_start(c), 0);
+        assert_int_equal(spy_n_enable, 1);
+        assert_int_equal(context_stop(c), 0);
+        assert_int_equal(context_stop(c), 0);
+        assert_int_equal(spy_n_disable, 1);
+        context_free(c);
+}
+
+static void test_failed_start_leaves_context_stopped(void **state) {
+        Program p = program_with(PM_USER);
+        Context *c = NULL;
+
+        spy_reset();
+        p.events[0] = 1;
+        assert_int_equal(context_new(&spy_backend, *state, getpid(), gettid(), getuid(), &p, -1, &c), 0);
+        spy_enable_error = -EIO;
+        assert_int_equal(context_start(c), -EIO);
+        assert_false(c->counting);
+        assert_int_equal(context_get_program(c).mode, PM_USER);
+        counter_fake_count(c->counters, 0, 5);
+        assert_int_equal(read_one(c, 0), 0);
+
+        spy_enable_error = 0;                           /* a later start works */
+        assert_int_equal(context_start(c), 0);
+        assert_true(c->counting);
+        context_free(c);
+}
+
+static void test_failed_initial_start_closes_the_counters(void **state) {
+        Program p = program_with(PM_USER | PM_COUNT);
+        size_t before = counter_fake_n_open();
+        Context *c = NULL;
+        int fd;
+
+        spy_reset();
+        p.events[0] = 1;
+        spy_enable_error = -EIO;
+        fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(context_new(&spy_backend, *state, getpid(), gettid(), getuid(), &p, fd, &c), -EIO);
+        assert_null(c);
+        assert_int_equal(spy_n_enable, 1);
+        assert_int_equal(counter_fake_n_open(), before);
+        assert_true(fcntl(fd, F_GETFD) >= 0);           /* not taken on failure */
+        close(fd);
+}
+
+static bool fd_is_open(int fd) {
+        return fcntl(fd, F_GETFD) >= 0;
+}
+
+static void test_pidfd_is_taken_on_success_only(void **state) {
+        Program p = program_with(PM_USER);
+        Context *c = NULL;
+        int fd;
+
+        p.events[0] = 1;
+        fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        counter_fake_fail_next_open(-EMFILE);
+        assert_int_equal(context_new(&counter_backend_fake, *state, getpid(), gettid(), getuid(), &p, fd, &c),
+                         -EMFILE);
+        assert_true(fd_is_open(fd));                    /* still the caller's */
+
+        assert_int_equal(context_new(&counter_backend_fake, *state, getpid(), gettid(), getuid(), &p, fd, &c),
+                         0);
+        assert_int_equal(c->pidfd, fd);
+        context_free(c);
+        assert_false(fd_is_open(fd));                   /* the context closed it */
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_new_without_count_bit_does_not_count),
+                cmocka_unit_test(test_new_with_count_bit_counts_at_once),
+                cmocka_unit_test(test_start_counts_and_stop_freezes),
+                cmocka_unit_test(test_start_and_stop_are_idempotent),
+                cmocka_unit_test(test_reset_zeroes_and_keeps_state),
+                cmocka_unit_test(test_read_maps_values_to_programmed_counters),
+                cmocka_unit_test(test_get_program_reports_current_count_state),
+                cmocka_unit_test(test_get_program_clears_count_bit_after_stop),
+                cmocka_unit_test(test_new_records_target_and_owner),
+                cmocka_unit_test(test_free_closes_the_counters),
+                cmocka_unit_test(test_failed_open_returns_error_and_leaves_nothing_open),
+                cmocka_unit_test(test_pidfd_is_taken_on_success_only),
+                cmocka_unit_test(test_second_start_or_stop_leaves_counters_alone),
+                cmocka_unit_test(test_failed_start_leaves_context_stopped),
+                cmocka_unit_test(test_failed_initial_start_closes_the_counters),
+        };
+
+        return cmocka_run_group_tests(tests, setup_table, teardown_table);
+}

@@ -2,6 +2,9 @@
  * behind a mutex (pmapid serializes calls anyway). After fork the child drops the parent's
  * connection and opens its own on first use. No call blocks longer than CALL_TIMEOUT_USEC. */
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <unistd.h>
@@ -65,6 +68,9 @@ static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
 
         r = sd_bus_call(bus, m, CALL_TIMEOUT_USEC, &error, &reply);
         if (r < 0) {
+                if (secure_getenv("PMAPI_DEBUG"))
+                        fprintf(stderr, "pmapi: %s: %s: %s\n", sd_bus_message_get_member(m),
+                                error.name ? error.name : "(local)", error.message ? error.message : strerror(-r));
                 if (!sd_bus_error_is_set(&error) || r == -ENOTCONN || r == -ECONNRESET)
                         bus_drop_locked();      /* a broken connection is reopened next time */
                 return error_map_from_bus(&error, r);

@@ -109,6 +109,6 @@ int main(void) {
                 free(t);
         }
         printf("# RSS after all threads exited: %ld kB (baseline %ld kB)\n", rss_kb(fixture.daemon_pid), base_rss);
-        bus_fixture_stop(&fixture);
+        (void) bus_fixture_stop(&fixture);
         return 0;
 }

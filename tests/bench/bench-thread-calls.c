@@ -138,6 +138,6 @@ int main(void) {
         raw_group_close(keeper);
         sd_bus_flush_close_unref(bus);
         if (own_fixture)
-                bus_fixture_stop(&fixture);
+                (void) bus_fixture_stop(&fixture);
         return 0;
 }

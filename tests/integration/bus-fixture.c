@@ -130,7 +130,9 @@ int bus_fixture_start_bus(BusFixture *f) {
 }
 
 int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args) {
-        const char *pmapid = getenv("PMAPID");
+        /* PMAPI_TEST_PMAPID runs the suite against another build of the daemon (a sanitizer build,
+         * while the clients stay uninstrumented so their page faults stay exact). */
+        const char *pmapid = getenv("PMAPI_TEST_PMAPID") ?: getenv("PMAPID");
         static char env[400];
         char *argv[16] = { (char *) pmapid };
         size_t n = 1;
@@ -161,27 +163,34 @@ int bus_fixture_start(BusFixture *f, const char *const *extra_args) {
         return bus_fixture_start_daemon(f, extra_args);
 }
 
-static void stop_process(pid_t *pid) {
+/* Returns the exit status, or -1 if it had to be killed. */
+static int stop_process(pid_t *pid) {
+        int status;
+
         if (*pid <= 0)
-                return;
+                return 0;
         kill(*pid, SIGTERM);
         for (int i = 0; i < 300; i++) {
-                if (waitpid(*pid, NULL, WNOHANG) == *pid) {
+                if (waitpid(*pid, &status, WNOHANG) == *pid) {
                         *pid = 0;
-                        return;
+                        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
                 }
                 sleep_ms(10);
         }
         kill(*pid, SIGKILL);
         waitpid(*pid, NULL, 0);
         *pid = 0;
+        return -1;
 }
 
-void bus_fixture_stop(BusFixture *f) {
+int bus_fixture_stop(BusFixture *f) {
         char path[300];
+        int r;
 
-        stop_process(&f->daemon_pid);
-        stop_process(&f->bus_pid);
+        r = stop_process(&f->daemon_pid);
+        if (r != 0)
+                fprintf(stderr, "# pmapid did not exit cleanly on SIGTERM (status %d)\n", r);
+        (void) stop_process(&f->bus_pid);
         if (f->dir[0]) {
                 snprintf(path, sizeof(path), "%s/bus.conf", f->dir);
                 unlink(path);
@@ -189,6 +198,7 @@ void bus_fixture_stop(BusFixture *f) {
                 unlink(path);
                 rmdir(f->dir);
         }
+        return r == 0 ? 0 : 1;
 }
 
 int run_as_nobody(int (*fn)(void *arg), void *arg) {

@@ -16,7 +16,8 @@ typedef struct BusFixture {
  * DBUS_SYSTEM_BUS_ADDRESS at the bus. Returns 0 or 1; a process that is not root cannot run them
  * and exits 77, the skip status, after saying why. */
 int bus_fixture_start(BusFixture *f, const char *const *extra_args);
-void bus_fixture_stop(BusFixture *f);
+/* Stops pmapid and the bus; nonzero if pmapid did not exit cleanly (a crash, a sanitizer report). */
+int bus_fixture_stop(BusFixture *f);
 /* Starts only the bus (no pmapid). */
 int bus_fixture_start_bus(BusFixture *f);
 int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args);

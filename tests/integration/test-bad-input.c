@@ -317,8 +317,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
         (void) state;
         (void) write_paranoid(saved_paranoid);  /* even if a test failed half-way */
-        bus_fixture_stop(&fixture);
-        return 0;
+        return bus_fixture_stop(&fixture);
 }
 
 int main(void) {

@@ -199,8 +199,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
         (void) state;
-        bus_fixture_stop(&fixture);
-        return 0;
+        return bus_fixture_stop(&fixture);
 }
 
 int main(void) {

@@ -131,22 +131,6 @@ int bus_call_self(const char *method, sd_bus_message **ret_reply, const char *ty
         return r;
 }
 
-int bus_call_set_program(int pid, int tid, int mode, const int *events, int n_events) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        int r;
-
-        (void) pthread_once(&atfork_once, register_atfork);
-        pthread_mutex_lock(&bus_lock);
-        r = new_call_locked("SetProgram", &m);
-        if (r == 0 && (sd_bus_message_append(m, "iii", (int32_t) pid, (int32_t) tid, (int32_t) mode) < 0 ||
-                       sd_bus_message_append_array(m, 'i', events, sizeof(int) * n_events) < 0))
-                r = PM_ENOMEM;
-        if (r == 0)
-                r = call_locked(m, NULL);
-        pthread_mutex_unlock(&bus_lock);
-        return r;
-}
-
 __attribute__((destructor)) static void bus_release(void) {
         if (bus && bus_pid == getpid())
                 bus = sd_bus_flush_close_unref(bus);

@@ -9,5 +9,3 @@
 int bus_call(const char *method, sd_bus_message **ret_reply, const char *types, ...);
 /* The same, with the first-party target (getpid(), gettid()) as the first two arguments. */
 int bus_call_self(const char *method, sd_bus_message **ret_reply, const char *types, ...);
-/* Appends an array of n int32 to a method call. For bus_call's "ai" arguments, use this form. */
-int bus_call_set_program(int pid, int tid, int mode, const int *events, int n_events);

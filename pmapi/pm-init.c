@@ -11,11 +11,6 @@
 
 #define STATUS_BITS (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
 
-static void entries_free(CatalogEntry *l, size_t n) {
-        (void) n;
-        free(l);        /* strings belong to the reply message */
-}
-
 /* Reads GetEvents' reply; the strings point into the message. */
 static int read_catalog(sd_bus_message *reply, const char **ret_processor, uint32_t *ret_counters,
                         CatalogEntry **ret_entries, size_t *ret_n) {
@@ -36,7 +31,7 @@ static int read_catalog(sd_bus_message *reply, const char **ret_processor, uint3
                 r = sd_bus_message_read(reply, "(iusss)", &e.id, &status, &e.short_name, &e.long_name,
                                         &e.description);
                 if (r < 0) {
-                        entries_free(l, n);
+                        free(l);
                         return r;
                 }
                 if (r == 0)
@@ -45,7 +40,7 @@ static int read_catalog(sd_bus_message *reply, const char **ret_processor, uint3
                 if (n == allocated) {
                         CatalogEntry *p = realloc(l, (allocated = allocated ? allocated * 2 : 64) * sizeof(*l));
                         if (!p) {
-                                entries_free(l, n);
+                                free(l);
                                 return -ENOMEM;
                         }
                         l = p;
@@ -76,7 +71,7 @@ static int load(int filter, bool install, Catalog **ret) {
         if (r < 0)
                 return r == -ENOMEM ? PM_ENOMEM : PM_EDAEMON;
         r = catalog_new(processor, (int) counters, entries, n, filter, &c);
-        entries_free(entries, n);
+        free(entries);          /* its strings belong to the reply */
         if (r < 0)
                 return PM_ENOMEM;
         if (install)

@@ -14,6 +14,8 @@ static int simple_call(const char *method) {
         return bus_call_self(method, NULL, NULL);
 }
 
+_Static_assert(MAX_COUNTERS == 8, "SetProgram below spells out eight events");
+
 int pm_set_program_mythread(pm_prog_t *prog) {
         int r;
 
@@ -22,7 +24,9 @@ int pm_set_program_mythread(pm_prog_t *prog) {
         r = catalog_check_program(prog);
         if (r != 0)
                 return r;
-        return bus_call_set_program(getpid(), gettid(), prog->mode.w, prog->events, MAX_COUNTERS);
+        return bus_call_self("SetProgram", NULL, "iai", (int32_t) prog->mode.w, MAX_COUNTERS,
+                             prog->events[0], prog->events[1], prog->events[2], prog->events[3],
+                             prog->events[4], prog->events[5], prog->events[6], prog->events[7]);
 }
 
 int pm_get_program_mythread(pm_prog_t *prog) {

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "accounting.h"
 #include "context.h"
+#include "group.h"
 #include "macro.h"
 
 int context_new(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
@@ -52,28 +54,36 @@ Context *context_free(Context *c) {
         return NULL;
 }
 
-int context_start(Context *c) {
+int context_apply_state(Context *c) {
+        bool want = acct_effective(c->counting, c->group ? group_counting(c->group) : true);
         int r;
 
-        if (c->counting)
+        if (want == c->enabled)
                 return 0;
-        r = c->backend->enable(c->counters);
+        r = want ? c->backend->enable(c->counters) : c->backend->disable(c->counters);
         if (r < 0)
                 return r;
-        c->counting = true;
+        c->enabled = want;
         return 0;
 }
 
-int context_stop(Context *c) {
+static int context_set_counting(Context *c, bool on) {
+        bool old = c->counting;
         int r;
 
-        if (!c->counting)
-                return 0;
-        r = c->backend->disable(c->counters);
+        c->counting = on;
+        r = context_apply_state(c);
         if (r < 0)
-                return r;
-        c->counting = false;
-        return 0;
+                c->counting = old;
+        return r;
+}
+
+int context_start(Context *c) {
+        return context_set_counting(c, true);
+}
+
+int context_stop(Context *c) {
+        return context_set_counting(c, false);
 }
 
 int context_reset(Context *c) {

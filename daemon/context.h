@@ -10,6 +10,7 @@
 #include "program.h"
 
 struct Manager;
+struct Group;
 
 typedef struct Context {
         struct Manager *manager;        /* set by the manager that owns it */
@@ -18,7 +19,9 @@ typedef struct Context {
         uid_t owner_uid;                /* euid of the caller that created it */
         Program program;                /* as set; the count bit is the initial state */
         ProgramEncoding encoding;
-        bool counting;
+        bool counting;                  /* the thread's own state */
+        bool enabled;                   /* the counters run: own state AND the group's */
+        struct Group *group;            /* NULL, or the group this thread is a live member of */
         const CounterBackend *backend;
         CounterGroup *counters;
         int pidfd;                      /* pins the thread; fires at its exit. -1 if none */
@@ -32,6 +35,8 @@ int context_new(const CounterBackend *backend, const EventTable *events, pid_t p
 Context *context_free(Context *c);
 int context_start(Context *c);          /* idempotent */
 int context_stop(Context *c);           /* idempotent */
+/* Brings the counters in line with the thread's and its group's states (after a group change). */
+int context_apply_state(Context *c);
 int context_reset(Context *c);
 int context_read(Context *c, int64_t accu[MAX_COUNTERS]);
 /* The program as get_program reports it: the count bit is the current state. */

@@ -1,0 +1,150 @@
+/* group.c: see group.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "group.h"
+#include "macro.h"
+
+int group_new(unsigned id, pid_t pid, uid_t owner_uid, const Program *program, bool process, Group **ret) {
+        Group *g = calloc(1, sizeof(*g));
+
+        if (!g)
+                return -ENOMEM;
+        g->id = id;
+        g->pid = pid;
+        g->owner_uid = owner_uid;
+        g->program = *program;
+        g->counting = program_counts_on_start(program);   /* that of the creating thread */
+        g->consistent = true;
+        g->process = process;
+        *ret = g;
+        return 0;
+}
+
+Group *group_free(Group *g) {
+        if (!g)
+                return NULL;
+        for (size_t i = 0; i < g->n_live; i++)
+                g->live[i]->group = NULL;
+        free(g->live);
+        free(g);
+        return NULL;
+}
+
+bool group_counting(const Group *g) {
+        return g->counting;
+}
+
+static void remove_live(Group *g, Context *c) {
+        for (size_t i = 0; i < g->n_live; i++)
+                if (g->live[i] == c) {
+                        g->live[i] = g->live[--g->n_live];
+                        break;
+                }
+        c->group = NULL;
+}
+
+int group_add(Group *g, Context *c) {
+        if (g->n_live == g->n_allocated) {
+                size_t n = g->n_allocated ? g->n_allocated * 2 : 8;
+                Context **l = reallocarray(g->live, n, sizeof(Context *));
+                if (!l)
+                        return -ENOMEM;
+                g->live = l;
+                g->n_allocated = n;
+        }
+        g->live[g->n_live++] = c;
+        g->n_members++;
+        c->group = g;
+        return context_apply_state(c);
+}
+
+int group_member_died(Group *g, Context *c) {
+        AcctVector final;
+        int r;
+
+        r = context_read(c, final);     /* a dead thread's counters keep their last values */
+        if (r < 0)
+                return r;
+        acct_member_died(g->retained, final);
+        remove_live(g, c);
+        return 0;
+}
+
+void group_member_left(Group *g, Context *c) {
+        remove_live(g, c);
+        g->n_members--;
+}
+
+static int apply_all(Group *g) {
+        int r = 0;
+
+        for (size_t i = 0; i < g->n_live; i++) {
+                int k = context_apply_state(g->live[i]);
+                if (k < 0 && r == 0)
+                        r = k;
+        }
+        return r;
+}
+
+int group_start(Group *g, Context *caller) {
+        g->counting = true;
+        caller->counting = true;
+        return apply_all(g);
+}
+
+int group_stop(Group *g, Context *caller) {
+        g->counting = false;
+        caller->counting = false;
+        return apply_all(g);
+}
+
+static int read_live(Group *g, Context *except, AcctVector **ret, size_t *ret_n) {
+        AcctVector *v = calloc(g->n_live + 1, sizeof(AcctVector));
+        size_t n = 0;
+        int r;
+
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < g->n_live; i++) {
+                if (g->live[i] == except)
+                        continue;
+                r = context_read(g->live[i], v[n++]);
+                if (r < 0) {
+                        free(v);
+                        return r;
+                }
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+int group_reset(Group *g, Context *caller) {
+        _cleanup_free_ AcctVector *others = NULL;
+        size_t n;
+        int r;
+
+        r = read_live(g, caller, &others, &n);
+        if (r < 0)
+                return r;
+        r = context_reset(caller);
+        if (r < 0)
+                return r;
+        acct_group_reset(g->retained, others, n);
+        g->consistent = acct_consistent_after_reset(g->n_members);
+        return 0;
+}
+
+int group_read(Group *g, AcctVector ret) {
+        _cleanup_free_ AcctVector *live = NULL;
+        size_t n;
+        int r;
+
+        r = read_live(g, NULL, &live, &n);
+        if (r < 0)
+                return r;
+        acct_group_value(g->retained, live, n, ret);
+        return 0;
+}

@@ -17,6 +17,11 @@ static const struct {
           "Thread %d (pid %d) already has a context; delete it before setting a new program" },
         { ENODATA, PMAPI_ERROR_NO_CONTEXT,
           "Thread %d (pid %d) has no context; set a program first" },
+        { ENOLINK, PMAPI_ERROR_NO_GROUP,
+          "Thread %d (pid %d) is not a member of a counting group; create one with a group program" },
+        { EBUSY,   PMAPI_ERROR_CONTEXT_EXISTS,
+          "Thread %d of process %d already has a context; a process group needs every thread of "
+          "the process free: delete the thread contexts first" },
         { EDQUOT,  PMAPI_ERROR_LIMIT_EXCEEDED,
           "Cannot create a context on thread %d (pid %d): this user has reached its context limit; "
           "delete unused contexts" },
@@ -55,8 +60,8 @@ static const struct {
         [PROGRAM_UNKNOWN_EVENT] = { PMAPI_ERROR_UNKNOWN_EVENT,
                                     "Counter %d names an event id that pm_init did not return" },
         [PROGRAM_INVALID_MODE]  = { PMAPI_ERROR_INVALID_MODE,
-                                    "The mode word has bits a thread context does not take "
-                                    "(proctree, process, wpar_all or spare bits)" },
+                                    "The mode word has bits this scope does not take "
+                                    "(proctree, wpar_all or spare bits; process only for groups)" },
         [PROGRAM_THRESHOLD]     = { PMAPI_ERROR_THRESHOLD,
                                     "No event on Linux is thresholdable; clear the threshold bits" },
         [PROGRAM_HYPERVISOR]    = { PMAPI_ERROR_HYPERVISOR,

@@ -1,6 +1,7 @@
 /* context-dbus.c: each live thread context is an object an admin can browse with busctl. The
  * objects carry properties only; every change goes through the Manager's methods. A caller sees
- * the objects of its own uid; root sees all. */
+ * the objects of its own uid; root sees all. A member's Group property is its group's object path
+ * ("/" when none). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,13 +10,13 @@
 #include "context-dbus.h"
 #include "macro.h"
 
-static bool current_caller_may_see(sd_bus *bus, Manager *manager, const Context *c) {
+bool bus_current_caller_may_see(sd_bus *bus, Manager *manager, uid_t owner_uid) {
         sd_bus_message *m = sd_bus_get_current_message(bus);
         Caller caller;
 
         if (!m || caller_cache_get(manager->callers, m, &caller) < 0)
                 return false;
-        return caller.euid == 0 || caller.euid == c->owner_uid;
+        return caller.euid == 0 || caller.euid == owner_uid;
 }
 
 static int context_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
@@ -34,7 +35,7 @@ static int context_find(sd_bus *bus, const char *path, const char *interface, vo
         if (*id == '\0' || *end != '\0' || tid <= 0 || tid > INT32_MAX)
                 return 0;
         c = g_hash_table_lookup(m->threads, GINT_TO_POINTER((int) tid));
-        if (!c || !current_caller_may_see(bus, m, c))
+        if (!c || !bus_current_caller_may_see(bus, m, c->owner_uid))
                 return 0;
         *found = c;
         return 1;
@@ -55,7 +56,7 @@ static int context_enumerate(sd_bus *bus, const char *path, void *userdata, char
         g_hash_table_iter_init(&it, m->threads);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 Context *c = value;
-                if (!current_caller_may_see(bus, m, c))
+                if (!bus_current_caller_may_see(bus, m, c->owner_uid))
                         continue;
                 if (asprintf(&l[n], PMAPI_THREAD_PREFIX "/%d", (int) c->tid) < 0) {
                         for (size_t i = 0; i < n; i++)
@@ -77,24 +78,40 @@ static int property_get_events(sd_bus *bus, const char *path, const char *interf
         return sd_bus_message_append_array(reply, 'i', c->program.events, sizeof(c->program.events));
 }
 
-static int property_get_event_names(sd_bus *bus, const char *path, const char *interface,
-                                    const char *property, sd_bus_message *reply, void *userdata,
-                                    sd_bus_error *error) {
-        Context *c = userdata;
+int bus_append_event_names(sd_bus_message *reply, const EventTable *t, const Program *p) {
         int r;
 
-        (void) bus, (void) path, (void) interface, (void) property, (void) error;
         r = sd_bus_message_open_container(reply, 'a', "s");
         if (r < 0)
                 return r;
         for (int i = 0; i < MAX_COUNTERS; i++) {
-                const Event *e = c->program.events[i] == COUNT_NOTHING ? NULL :
-                                 event_table_find(c->manager->events, c->program.events[i]);
+                const Event *e = p->events[i] == COUNT_NOTHING ? NULL : event_table_find(t, p->events[i]);
                 r = sd_bus_message_append(reply, "s", e ? e->short_name : "");
                 if (r < 0)
                         return r;
         }
         return sd_bus_message_close_container(reply);
+}
+
+static int property_get_event_names(sd_bus *bus, const char *path, const char *interface,
+                                    const char *property, sd_bus_message *reply, void *userdata,
+                                    sd_bus_error *error) {
+        Context *c = userdata;
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return bus_append_event_names(reply, c->manager->events, &c->program);
+}
+
+static int property_get_group(sd_bus *bus, const char *path, const char *interface,
+                              const char *property, sd_bus_message *reply, void *userdata,
+                              sd_bus_error *error) {
+        Context *c = userdata;
+        char p[sizeof(PMAPI_GROUP_PREFIX) + 16];
+
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        if (!c->group)
+                return sd_bus_message_append(reply, "o", "/");
+        (void) snprintf(p, sizeof(p), PMAPI_GROUP_PREFIX "/%u", c->group->id);
+        return sd_bus_message_append(reply, "o", p);
 }
 
 static int property_get_mode(sd_bus *bus, const char *path, const char *interface,
@@ -122,6 +139,7 @@ static const sd_bus_vtable thread_vtable[] = {
         SD_BUS_PROPERTY("EventNames", "as", property_get_event_names, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Mode", "i", property_get_mode, 0, 0),
         SD_BUS_PROPERTY("Counting", "b", property_get_counting, 0, 0),
+        SD_BUS_PROPERTY("Group", "o", property_get_group, 0, 0),
         SD_BUS_VTABLE_END
 };
 

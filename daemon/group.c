@@ -148,3 +148,15 @@ int group_read(Group *g, AcctVector ret) {
         acct_group_value(g->retained, live, n, ret);
         return 0;
 }
+
+Program group_get_program(const Group *g) {
+        Program p = g->program;
+
+        p.mode = g->counting ? (p.mode | PM_COUNT) : (p.mode & ~(uint32_t) PM_COUNT);
+        p.mode = g->process ? (p.mode | PM_PROCESS) : (p.mode & ~(uint32_t) PM_PROCESS);
+        return p;
+}
+
+uint32_t group_info_flags(const Group *g) {
+        return (g->consistent ? 0x1u : 0) | (g->process ? 0x2u : 0);
+}

@@ -40,3 +40,7 @@ int group_stop(Group *g, Context *caller);
 /* Resets the caller and the group; other members keep their data (A3). */
 int group_reset(Group *g, Context *caller);
 int group_read(Group *g, AcctVector ret);
+/* The program as get_program reports it: the count bit is the group state, PM_PROCESS the kind. */
+Program group_get_program(const Group *g);
+/* pm_ginfo_t.flags.w: consistent 0x1, process 0x2. */
+uint32_t group_info_flags(const Group *g);

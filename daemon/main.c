@@ -124,6 +124,10 @@ static int run(void) {
                 return log_error_errno(r, "Failed to allocate the manager: %m");
         }
         m->max_contexts_per_uid = arg_max_contexts_per_uid;
+        r = manager_watch_forks(m);
+        if (r < 0)
+                log_warning_errno(r, "Cannot read perf fork records (%m): threads not created through "
+                                  "libpmapi's pthread_create will not inherit contexts.");
 
         r = sd_bus_open_system(&bus);
         if (r < 0) {

@@ -6,11 +6,13 @@
 #include "bus-errors.h"
 #include "bus-names.h"
 #include "context-dbus.h"
+#include "group-dbus.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-dbus.h"
 
-static int read_target(sd_bus_message *m, Manager *manager, Caller *ret_caller, pid_t *ret_pid, pid_t *ret_tid) {
+int manager_bus_read_target(sd_bus_message *m, Manager *manager, Caller *ret_caller, pid_t *ret_pid,
+                            pid_t *ret_tid) {
         int32_t pid, tid;
         int r;
 
@@ -54,21 +56,13 @@ static int method_get_events(sd_bus_message *m, void *userdata, sd_bus_error *er
         return sd_bus_send(NULL, reply, NULL);
 }
 
-static int method_set_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Manager *manager = userdata;
+int manager_bus_read_program(sd_bus_message *m, sd_bus_error *error, Program *ret) {
         Program program = {};
         const int32_t *events;
         size_t n_bytes;
-        Caller caller;
-        pid_t pid, tid;
         int32_t mode;
-        int counter = -1;
-        ProgramError pe;
         int r;
 
-        r = read_target(m, manager, &caller, &pid, &tid);
-        if (r < 0)
-                return r;
         r = sd_bus_message_read(m, "i", &mode);
         if (r < 0)
                 return r;
@@ -81,7 +75,25 @@ static int method_set_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         program.mode = (uint32_t) mode;
         for (size_t c = 0; c < MAX_COUNTERS; c++)
                 program.events[c] = c < n_bytes / sizeof(int32_t) ? events[c] : COUNT_NOTHING;
+        *ret = program;
+        return 0;
+}
 
+static int method_set_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Manager *manager = userdata;
+        Program program;
+        Caller caller;
+        pid_t pid, tid;
+        int counter = -1;
+        ProgramError pe;
+        int r;
+
+        r = manager_bus_read_target(m, manager, &caller, &pid, &tid);
+        if (r < 0)
+                return r;
+        r = manager_bus_read_program(m, error, &program);
+        if (r < 0)
+                return r;
         pe = program_check_thread(&program, manager->events, &counter);
         if (pe != PROGRAM_OK)
                 return bus_error_program(error, pe, counter);
@@ -100,7 +112,7 @@ static int message_context(sd_bus_message *m, Manager *manager, sd_bus_error *er
         pid_t pid, tid;
         int r;
 
-        r = read_target(m, manager, &caller, &pid, &tid);
+        r = manager_bus_read_target(m, manager, &caller, &pid, &tid);
         if (r < 0)
                 return r;
         r = manager_get_thread(manager, &caller, pid, tid, ret);
@@ -109,8 +121,23 @@ static int message_context(sd_bus_message *m, Manager *manager, sd_bus_error *er
         return 0;
 }
 
-static int method_get_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+int manager_bus_reply_program(sd_bus_message *m, const Program *p) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "i", (int32_t) p->mode);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_array(reply, 'i', p->events, sizeof(p->events));
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_get_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Context *c;
         Program p;
         int r;
@@ -119,16 +146,7 @@ static int method_get_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         if (r < 0)
                 return r;
         p = context_get_program(c);
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(reply, "i", (int32_t) p.mode);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append_array(reply, 'i', p.events, sizeof(p.events));
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return manager_bus_reply_program(m, &p);
 }
 
 static int method_delete_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -166,10 +184,16 @@ static int method_reset_data(sd_bus_message *m, void *userdata, sd_bus_error *er
         return r < 0 ? r : context_op_reply(m, c, context_reset(c), error);
 }
 
+uint64_t manager_bus_now_ns(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
 static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int64_t accu[MAX_COUNTERS];
-        struct timespec ts;
         Context *c;
         int r;
 
@@ -179,17 +203,36 @@ static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
         r = context_read(c, accu);
         if (r < 0)
                 return bus_error_thread(error, r, c->pid, c->tid);
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
         r = sd_bus_message_append_array(reply, 'x', accu, sizeof(accu));
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(reply, "t", (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec);
+        r = sd_bus_message_append(reply, "t", manager_bus_now_ns());
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_inherit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Manager *manager = userdata;
+        int32_t ppid, ptid;
+        bool attached = false;
+        Caller caller;
+        pid_t pid, tid;
+        int r;
+
+        r = manager_bus_read_target(m, manager, &caller, &pid, &tid);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(m, "ii", &ppid, &ptid);
+        if (r < 0)
+                return r;
+        r = manager_inherit(manager, &caller, pid, tid, ppid, ptid, &attached);
+        if (r < 0)
+                return bus_error_thread(error, r, pid, tid);
+        return sd_bus_reply_method_return(m, "b", (int) attached);
 }
 
 static int property_get_contexts(sd_bus *bus, const char *path, const char *interface,
@@ -197,6 +240,14 @@ static int property_get_contexts(sd_bus *bus, const char *path, const char *inte
                                  sd_bus_error *error) {
         (void) bus, (void) path, (void) interface, (void) property, (void) error;
         return sd_bus_message_append(reply, "u", (uint32_t) manager_n_contexts(userdata));
+}
+
+static int property_get_groups(sd_bus *bus, const char *path, const char *interface,
+                               const char *property, sd_bus_message *reply, void *userdata,
+                               sd_bus_error *error) {
+        Manager *m = userdata;
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return sd_bus_message_append(reply, "u", (uint32_t) g_hash_table_size(m->groups));
 }
 
 static int property_get_version(sd_bus *bus, const char *path, const char *interface,
@@ -221,6 +272,9 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("MaxContextsPerUser", "u", NULL, offsetof(Manager, max_contexts_per_uid),
                         SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("ContextCount", "u", property_get_contexts, 0, 0),
+        SD_BUS_PROPERTY("GroupCount", "u", property_get_groups, 0, 0),
+        SD_BUS_PROPERTY("ThreadsAttachedLate", "t", NULL, offsetof(Manager, n_attached_late), 0),
+        SD_BUS_PROPERTY("ThreadsMissed", "t", NULL, offsetof(Manager, n_missed), 0),
         SD_BUS_METHOD_WITH_ARGS("GetEvents", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("s", processor, "u", counters, "a(iusss)", events),
                                 method_get_events, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -241,6 +295,27 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetData", SD_BUS_ARGS("i", pid, "i", tid),
                                 SD_BUS_RESULT("ax", data, "t", timestamp_ns),
                                 method_get_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetGroupProgram",
+                                SD_BUS_ARGS("i", pid, "i", tid, "i", mode, "ai", events),
+                                SD_BUS_NO_RESULT, method_set_group_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetGroupProgram", SD_BUS_ARGS("i", pid, "i", tid),
+                                SD_BUS_RESULT("i", mode, "ai", events),
+                                method_get_group_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("DeleteGroupProgram", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
+                                method_delete_group_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("StartGroup", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
+                                method_start_group, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("StopGroup", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
+                                method_stop_group, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ResetGroupData", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
+                                method_reset_group_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetGroupData", SD_BUS_ARGS("i", pid, "i", tid),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "i", members, "u", flags),
+                                method_get_group_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Inherit",
+                                SD_BUS_ARGS("i", pid, "i", tid, "i", parent_pid, "i", parent_tid),
+                                SD_BUS_RESULT("b", attached),
+                                method_inherit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END
 };
 
@@ -254,5 +329,11 @@ int manager_bus_register(Manager *m, sd_bus *bus) {
                                      manager_vtable, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the Manager object: %m");
-        return context_bus_register(m, bus);
+        r = context_bus_register(m, bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the thread objects: %m");
+        r = group_bus_register(m, bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the group objects: %m");
+        return 0;
 }

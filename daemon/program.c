@@ -1,6 +1,7 @@
-/* program.c: AIX's rules for a program in the thread scope and its perf encoding. Mode bits the
- * scope takes: user, kernel, count, no_inherit, runlatch (a no-op for a thread: it is never the
- * idle task) and nointerrupt (counting is never interrupted on Linux). */
+/* program.c: AIX's rules for a program in the thread and group scopes and its perf encoding. Mode
+ * bits the thread scope takes: user, kernel, count, no_inherit, runlatch (a no-op for a thread: it
+ * is never the idle task) and nointerrupt (counting is never interrupted on Linux); the group scope
+ * takes process too. */
 #include <string.h>
 
 #include "program.h"
@@ -13,7 +14,8 @@
 #define MODE_THREAD_BITS     (PM_COUNT | PM_USER | PM_KERNEL | PM_NO_INHERIT | MODE_RUNLATCH_BIT | \
                               MODE_NOINTERRUPT_BIT)
 
-ProgramError program_check_thread(const Program *p, const EventTable *t, int *ret_counter) {
+static ProgramError program_check(const Program *p, const EventTable *t, uint32_t allowed_bits,
+                                  int *ret_counter) {
         size_t n_used = 0;
 
         if (p->mode & MODE_THRESHOLD_BITS)
@@ -22,7 +24,7 @@ ProgramError program_check_thread(const Program *p, const EventTable *t, int *re
                 return PROGRAM_HYPERVISOR;
         if (p->mode & MODE_IS_GROUP_BIT)
                 return PROGRAM_EVENT_GROUPS;
-        if (p->mode & ~(uint32_t) MODE_THREAD_BITS)
+        if (p->mode & ~allowed_bits)
                 return PROGRAM_INVALID_MODE;
         for (int c = 0; c < MAX_COUNTERS; c++) {
                 if (p->events[c] == COUNT_NOTHING)
@@ -35,6 +37,18 @@ ProgramError program_check_thread(const Program *p, const EventTable *t, int *re
                 n_used++;
         }
         return n_used > 0 ? PROGRAM_OK : PROGRAM_NO_EVENTS;
+}
+
+ProgramError program_check_thread(const Program *p, const EventTable *t, int *ret_counter) {
+        return program_check(p, t, MODE_THREAD_BITS, ret_counter);
+}
+
+ProgramError program_check_group(const Program *p, const EventTable *t, int *ret_counter) {
+        return program_check(p, t, MODE_THREAD_BITS | PM_PROCESS, ret_counter);
+}
+
+bool program_inherits(const Program *p) {
+        return !(p->mode & PM_NO_INHERIT);
 }
 
 bool program_counts_kernel(const Program *p) {

@@ -39,6 +39,10 @@ typedef struct ProgramEncoding {
 
 /* Checks a program for a thread context; on PROGRAM_UNKNOWN_EVENT *ret_counter names the counter. */
 ProgramError program_check_thread(const Program *p, const EventTable *t, int *ret_counter);
+/* The same for a group: PM_PROCESS is allowed too. */
+ProgramError program_check_group(const Program *p, const EventTable *t, int *ret_counter);
+/* Whether threads created by a thread with this program get a context (not PM_NO_INHERIT). */
+bool program_inherits(const Program *p);
 bool program_counts_kernel(const Program *p);
 bool program_counts_on_start(const Program *p);
 /* Whether every event of a checked program is one the owner may count in kernel mode. */

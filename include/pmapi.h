@@ -267,6 +267,7 @@ typedef struct {
 #define PM_EHYPERVISOR     18   /* hypervisor counting is not supported */
 #define PM_EGROUPS         19   /* event groups (mode.b.is_group) are not supported */
 #define PM_ENOEVENTS       20   /* the program selects no event */
+#define PM_ENOGROUP        21   /* the thread is not a member of a counting group */
 #define PM_EEXIST          59   /* the thread already has a context */
 #define PM_ENOTSTARTED     85   /* counting was never started (reserved: stop is idempotent) */
 
@@ -284,6 +285,16 @@ int pm_stop_mythread(void);
 int pm_reset_data_mythread(void);
 int pm_get_data_mythread(pm_data_t *data);
 int pm_get_tdata_mythread(pm_data_t *data, timebasestruct_t *time);
+
+/* The calling thread's counting group. */
+int pm_set_program_mygroup(pm_prog_t *prog);    /* creates it: PM_PROCESS in mode for a process group */
+int pm_get_program_mygroup(pm_prog_t *prog);
+int pm_delete_program_mygroup(void);            /* deletes every member's context */
+int pm_start_mygroup(void);                     /* the group and the calling thread */
+int pm_stop_mygroup(void);
+int pm_reset_data_mygroup(void);                /* the group and the calling thread */
+int pm_get_data_mygroup(pm_data_t *data);       /* fills data->ginfo too */
+int pm_get_tdata_mygroup(pm_data_t *data, timebasestruct_t *time);
 
 #ifdef __cplusplus
 }

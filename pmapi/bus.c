@@ -18,7 +18,6 @@
 #define CALL_TIMEOUT_USEC (10ULL * 1000 * 1000)
 
 static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static sd_bus *bus;
 static pid_t bus_pid;
 
@@ -34,7 +33,8 @@ static void atfork_child(void) {
         pthread_mutex_unlock(&bus_lock);
 }
 
-static void register_atfork(void) {
+/* Before inherit.c's handlers (priority 102): its child handler calls pmapid. */
+__attribute__((constructor(101))) static void bus_register_fork_handlers(void) {
         (void) pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
@@ -98,7 +98,6 @@ static int callv(const char *method, sd_bus_message **ret_reply, bool self, cons
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
-        (void) pthread_once(&atfork_once, register_atfork);
         pthread_mutex_lock(&bus_lock);
         r = new_call_locked(method, &m);
         if (r == 0 && self && sd_bus_message_append(m, "ii", (int32_t) getpid(), (int32_t) gettid()) < 0)

@@ -13,6 +13,7 @@ static const struct {
 } bus_to_pm[] = {
         { PMAPI_ERROR_CONTEXT_EXISTS,           PM_EEXIST },
         { PMAPI_ERROR_NO_CONTEXT,               PM_ENOCONTEXT },
+        { PMAPI_ERROR_NO_GROUP,                 PM_ENOGROUP },
         { PMAPI_ERROR_NO_SUCH_THREAD,           PM_ENOTHREAD },
         { PMAPI_ERROR_ACCESS_DENIED,            PM_EPERM },
         { PMAPI_ERROR_KERNEL_MODE_DENIED,       PM_EKERNELMODE },

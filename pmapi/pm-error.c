@@ -25,6 +25,7 @@ static const char *const messages[] = {
         [PM_EHYPERVISOR] = "Hypervisor-mode counting is not supported on Linux",
         [PM_EGROUPS]     = "Predefined event groups (mode.b.is_group) are not supported",
         [PM_ENOEVENTS]   = "The program selects no event: every counter is COUNT_NOTHING",
+        [PM_ENOGROUP]    = "The thread is not a member of a counting group: create one with pm_set_program_mygroup()",
         [PM_EEXIST]      = "The thread already has a context: delete it before setting a new program",
         [PM_ENOTSTARTED] = "Counting was never started",
 };

@@ -1,98 +1,43 @@
 /* pm-mythread.c: the first-party calls on the calling thread (_mythread). Each is one call to
  * pmapid with (getpid(), gettid()) as the target; pmapid checks that the thread is the caller's. */
-#include <stdint.h>
-#include <string.h>
-
-#include "bus.h"
-#include "catalog.h"
-#include "macro.h"
+#include "inherit.h"
 #include "pmapi.h"
-
-static int simple_call(const char *method) {
-        if (!catalog_is_installed())
-                return PM_ENOTINIT;
-        return bus_call_self(method, NULL, NULL);
-}
-
-_Static_assert(MAX_COUNTERS == 8, "SetProgram below spells out eight events");
+#include "reply.h"
 
 int pm_set_program_mythread(pm_prog_t *prog) {
-        int r;
+        int r = call_set_program("SetProgram", prog);
 
-        if (!prog)
-                return PM_EFAULT;
-        r = catalog_check_program(prog);
-        if (r != 0)
-                return r;
-        return bus_call_self("SetProgram", NULL, "iai", (int32_t) prog->mode.w, MAX_COUNTERS,
-                             prog->events[0], prog->events[1], prog->events[2], prog->events[3],
-                             prog->events[4], prog->events[5], prog->events[6], prog->events[7]);
+        if (r == 0)
+                inherit_note_thread(!(prog->mode.w & PM_NO_INHERIT));
+        return r;
 }
 
 int pm_get_program_mythread(pm_prog_t *prog) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const int32_t *events;
-        size_t n_bytes;
-        int32_t mode;
-        int r;
-
-        if (!prog)
-                return PM_EFAULT;
-        if (!catalog_is_installed())
-                return PM_ENOTINIT;
-        r = bus_call_self("GetProgram", &reply, NULL);
-        if (r != 0)
-                return r;
-        if (sd_bus_message_read(reply, "i", &mode) < 0 ||
-            sd_bus_message_read_array(reply, 'i', (const void **) &events, &n_bytes) < 0 ||
-            n_bytes != sizeof(prog->events))
-                return PM_EDAEMON;
-        prog->mode.w = mode;
-        memcpy(prog->events, events, sizeof(prog->events));
-        return 0;
+        return call_get_program("GetProgram", prog);
 }
 
 int pm_delete_program_mythread(void) {
-        return simple_call("DeleteProgram");
+        int r = call_simple("DeleteProgram");
+
+        if (r == 0)
+                inherit_note_thread(false);
+        return r;
 }
 
 int pm_start_mythread(void) {
-        return simple_call("Start");
+        return call_simple("Start");
 }
 
 int pm_stop_mythread(void) {
-        return simple_call("Stop");
+        return call_simple("Stop");
 }
 
 int pm_reset_data_mythread(void) {
-        return simple_call("ResetData");
+        return call_simple("ResetData");
 }
 
 int pm_get_tdata_mythread(pm_data_t *data, timebasestruct_t *time) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const int64_t *values;
-        size_t n_bytes;
-        uint64_t ns;
-        int r;
-
-        if (!data)
-                return PM_EFAULT;
-        if (!catalog_is_installed())
-                return PM_ENOTINIT;
-        r = bus_call_self("GetData", &reply, NULL);
-        if (r != 0)
-                return r;
-        if (sd_bus_message_read_array(reply, 'x', (const void **) &values, &n_bytes) < 0 ||
-            n_bytes != sizeof(data->accu) || sd_bus_message_read(reply, "t", &ns) < 0)
-                return PM_EDAEMON;
-        memset(&data->ginfo, 0, sizeof(data->ginfo));
-        memcpy(data->accu, values, sizeof(data->accu));
-        if (time) {
-                time->flag = PM_TB_MONOTONIC_NS;
-                time->tb_high = (unsigned int) (ns >> 32);
-                time->tb_low = (unsigned int) ns;
-        }
-        return 0;
+        return call_get_data("GetData", /* group= */ false, data, time);
 }
 
 int pm_get_data_mythread(pm_data_t *data) {

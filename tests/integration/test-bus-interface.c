@@ -109,6 +109,66 @@ static void test_contract_xml_matches_live_introspection(void **state) {
         assert_int_equal(pm_delete_program_mythread(), 0);
 }
 
+/* The thread's Group property names the group object, which describes the group. */
+static void test_group_object_describes_the_group(void **state) {
+        g_autofree char *path = g_build_filename(getenv("PMAPI_SOURCE_ROOT"), "dbus", "org.pmapi.PerfMon1.xml", NULL);
+        g_autofree char *thread_path = g_strdup_printf("/org/pmapi/PerfMon1/thread/%d", (int) gettid());
+        g_autofree char *contract = NULL, *group_xml = NULL, *group_path = NULL;
+        g_autoptr(GDBusNodeInfo) want = NULL;
+        g_autoptr(GError) gerror = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        pm_prog_t prog = { .mode.w = PM_USER };
+        uint32_t members, uid;
+        int consistent, process, counting;
+        sd_bus_message *reply = NULL;
+        sd_bus *bus = NULL;
+        const char *p = NULL;
+
+        (void) state;
+        assert_true(g_file_get_contents(path, &contract, NULL, &gerror));
+        want = g_dbus_node_info_new_for_xml(contract, &gerror);
+        assert_non_null(want);
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                prog.events[c] = COUNT_NOTHING;
+        prog.events[0] = page_faults_id;
+        assert_int_equal(pm_set_program_mygroup(&prog), 0);
+        assert_int_equal(sd_bus_open_system(&bus), 0);
+        assert_int_equal(sd_bus_get_property(bus, "org.pmapi.PerfMon1", thread_path, "org.pmapi.PerfMon1.Thread",
+                                             "Group", &error, &reply, "o"), 0);
+        assert_int_equal(sd_bus_message_read(reply, "o", &p), 1);
+        group_path = g_strdup(p);
+        reply = sd_bus_message_unref(reply);
+        assert_true(g_str_has_prefix(group_path, "/org/pmapi/PerfMon1/group/"));
+        group_xml = introspect(group_path);
+        assert_non_null(group_xml);
+        assert_interface_matches(g_dbus_node_info_lookup_interface(want, "org.pmapi.PerfMon1.Group"), group_xml);
+
+#define GROUP_PROP(name, type, ptr) \
+        assert_int_equal(sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", group_path, \
+                                                     "org.pmapi.PerfMon1.Group", name, &error, type, ptr), 0)
+        GROUP_PROP("Members", 'u', &members);
+        GROUP_PROP("OwnerUid", 'u', &uid);
+        GROUP_PROP("Consistent", 'b', &consistent);
+        GROUP_PROP("Process", 'b', &process);
+        GROUP_PROP("Counting", 'b', &counting);
+        assert_int_equal(members, 1);
+        assert_int_equal(uid, getuid());
+        assert_true(consistent);
+        assert_false(process);
+        assert_false(counting);
+        assert_int_equal(pm_start_mygroup(), 0);
+        GROUP_PROP("Counting", 'b', &counting);
+        assert_true(counting);
+#undef GROUP_PROP
+
+        assert_int_equal(pm_delete_program_mygroup(), 0);
+        /* Gone with its last member. */
+        assert_true(sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", group_path, "org.pmapi.PerfMon1.Group",
+                                                "Members", &error, 'u', &members) < 0);
+        sd_bus_error_free(&error);
+        sd_bus_flush_close_unref(bus);
+}
+
 static void test_thread_object_properties_describe_the_context(void **state) {
         g_autofree char *path = g_strdup_printf("/org/pmapi/PerfMon1/thread/%d", (int) gettid());
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -206,6 +266,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_contract_xml_matches_live_introspection),
                 cmocka_unit_test(test_thread_object_properties_describe_the_context),
+                cmocka_unit_test(test_group_object_describes_the_group),
                 cmocka_unit_test(test_thread_objects_are_hidden_from_other_users),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "workload.h"
@@ -27,4 +29,41 @@ int find_event_id(const pm_info_t *info, const char *name) {
                 if (strcmp(info->list_events[0][i].short_name, name) == 0)
                         return info->list_events[0][i].event_id;
         return -1;
+}
+
+int page_fault_program(pm_prog_t *prog, int mode) {
+        pm_info_t info;
+
+        if (pm_init(PM_VERIFIED, &info) != 0)
+                return -1;
+        memset(prog, 0, sizeof(*prog));
+        prog->mode.w = mode;
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                prog->events[c] = COUNT_NOTHING;
+        prog->events[0] = find_event_id(&info, "PM_PAGE_FLT");
+        prog->events[1] = find_event_id(&info, "PM_MINOR_FLT");
+        return prog->events[0] > 0 && prog->events[1] > 0 ? 0 : -1;
+}
+
+int wait_for_context_count(unsigned n, int timeout_ms) {
+        sd_bus *bus = NULL;
+        int r = -1;
+
+        if (sd_bus_open_system(&bus) < 0)
+                return -1;
+        for (int waited = 0; waited <= timeout_ms; waited += 5) {
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                uint32_t count;
+
+                if (sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
+                                                "org.pmapi.PerfMon1.Manager", "ContextCount", &error, 'u',
+                                                &count) >= 0 && count == n) {
+                        r = 0;
+                        break;
+                }
+                sd_bus_error_free(&error);
+                (void) nanosleep(&(struct timespec) { .tv_nsec = 5 * 1000 * 1000 }, NULL);
+        }
+        sd_bus_flush_close_unref(bus);
+        return r;
 }

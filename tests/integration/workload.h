@@ -11,3 +11,8 @@
 int touch_fresh_pages(size_t n);
 /* The id of the event whose short name is name in pm_init's list for counter 0, or -1. */
 int find_event_id(const pm_info_t *info, const char *name);
+/* pm_init(PM_VERIFIED) and a program counting PM_PAGE_FLT on counter 0 and PM_MINOR_FLT on
+ * counter 1 with the given mode. Returns 0 or -1. */
+int page_fault_program(pm_prog_t *prog, int mode);
+/* Waits up to timeout_ms until pmapid's Manager reports n contexts; returns 0 or -1. */
+int wait_for_context_count(unsigned n, int timeout_ms);

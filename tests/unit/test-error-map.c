@@ -72,6 +72,7 @@ static const PmCode known_codes[] = {
         CODE(PM_EHYPERVISOR),
         CODE(PM_EGROUPS),
         CODE(PM_ENOEVENTS),
+        CODE(PM_ENOGROUP),
         CODE(PM_EEXIST),
         CODE(PM_ENOTSTARTED),
 };
@@ -216,7 +217,7 @@ static void test_every_pm_code_has_its_own_message(void **state) {
 }
 
 static void test_unknown_codes_say_unknown(void **state) {
-        static const int unknown[] = { 13, -1, 1000, 21, 58, 60, 84, 86, -59, 2147483647 };
+        static const int unknown[] = { 13, -1, 1000, 22, 58, 60, 84, 86, -59, 2147483647 };
 
         for (size_t i = 0; i < ELEMENTSOF(unknown); i++)
                 assert_string_equal(pm_strerror((char *) "x", unknown[i]), UNKNOWN_CODE_TEXT);
@@ -269,6 +270,8 @@ static void test_daemon_errnos_reach_the_right_pm_codes(void **state) {
                 { -ESRCH,   PM_ENOTHREAD },
                 { -EEXIST,  PM_EEXIST },
                 { -ENODATA, PM_ENOCONTEXT },
+                { -ENOLINK, PM_ENOGROUP },
+                { -EBUSY,   PM_EEXIST },
                 { -EDQUOT,  PM_ELIMIT },
                 { -EPERM,   PM_EPERM },
                 { -EACCES,  PM_EKERNELMODE },

@@ -1,0 +1,283 @@
+/* fork-watch.c: see fork-watch.h. Owns one dummy perf event, its ring buffer and its sd-event source
+ * per online CPU, and nothing else: what a new thread means for counting is the caller's business.
+ * Mechanism and measurements: reference/linux-mechanisms.md, Q6 ("perf's own PERF_RECORD_FORK"). */
+#include <assert.h>
+#include <errno.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "fork-watch.h"
+#include "log.h"
+#include "macro.h"
+#include "perf-syscall.h"
+
+/* Data pages per CPU, a power of two as the kernel requires. 64 pages hold ~5,400 fork records (48
+ * bytes each), enough for a burst of thread creations on one CPU while the daemon is starved. */
+#define FORK_WATCH_DATA_PAGES 64
+
+static size_t fork_watch_map_size(void) {
+        return (1 + FORK_WATCH_DATA_PAGES) * (size_t) sysconf(_SC_PAGESIZE);
+}
+
+/* PERF_RECORD_FORK as laid out with sample_id_all=1 and sample_type=PERF_SAMPLE_TIME
+ * (include/uapi/linux/perf_event.h: the record body, then struct sample_id holding only the time). */
+typedef struct ForkRecord {
+        struct perf_event_header header;
+        uint32_t pid, ppid, tid, ptid;
+        uint64_t time;
+        uint64_t sample_time;
+} ForkRecord;
+
+typedef struct LostRecord {
+        struct perf_event_header header;
+        uint64_t id, lost;
+} LostRecord;
+
+typedef struct ForkWatchCpu {
+        unsigned cpu;
+        int fd;
+        struct perf_event_mmap_page *meta;      /* MAP_FAILED until mapped */
+        const uint8_t *data;
+        uint64_t data_size;
+        uint64_t head;                          /* data_head as read at the start of a drain */
+        sd_event_source *source;
+} ForkWatchCpu;
+
+struct ForkWatch {
+        ForkWatchHandler handler;
+        void *userdata;
+        ForkWatchCpu *cpus;
+        size_t n_cpus;
+        GArray *batch;                          /* ForkRecord, reused from one drain to the next */
+        uint64_t n_lost;
+        bool enabled, dispatching;
+};
+
+ForkWatch *fork_watch_free(ForkWatch *w) {
+        if (!w)
+                return NULL;
+        for (size_t i = 0; i < w->n_cpus; i++) {
+                ForkWatchCpu *c = &w->cpus[i];
+
+                sd_event_source_disable_unref(c->source);
+                if (c->meta != MAP_FAILED)
+                        munmap(c->meta, fork_watch_map_size());
+                close(c->fd);
+        }
+        free(w->cpus);
+        if (w->batch)
+                g_array_unref(w->batch);
+        free(w);
+        return NULL;
+}
+
+DEFINE_FREEP(ForkWatch, fork_watch_free);
+
+/* Records are 8-byte aligned, so a header never wraps, but a record body may. */
+static void ring_copy(const ForkWatchCpu *c, uint64_t pos, void *dst, size_t len) {
+        size_t off = pos & (c->data_size - 1), first = MIN(len, c->data_size - off);
+
+        memcpy(dst, c->data + off, first);
+        memcpy((uint8_t *) dst + first, c->data, len - first);
+}
+
+static void cpu_read(ForkWatch *w, ForkWatchCpu *c) {
+        uint64_t tail = c->meta->data_tail;     /* only we write it */
+
+        while (tail < c->head) {
+                struct perf_event_header h;
+
+                ring_copy(c, tail, &h, sizeof(h));
+                if (h.size < sizeof(h) || h.size > c->head - tail) {
+                        log_warning("Fork watch: corrupt record on CPU %u, dropping its buffer, ignoring",
+                                    c->cpu);
+                        tail = c->head;
+                        break;
+                }
+                if (h.type == PERF_RECORD_FORK && h.size >= sizeof(ForkRecord)) {
+                        ForkRecord r;
+
+                        ring_copy(c, tail, &r, sizeof(r));
+                        g_array_append_val(w->batch, r);
+                } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(LostRecord)) {
+                        LostRecord r;
+
+                        ring_copy(c, tail, &r, sizeof(r));
+                        w->n_lost += r.lost;
+                        log_warning("Fork watch: kernel lost %" PRIu64 " fork records on CPU %u, ignoring",
+                                    (uint64_t) r.lost, c->cpu);
+                }
+                tail += h.size;
+        }
+        /* Release: our reads of the records happen before the kernel may overwrite them. */
+        __atomic_store_n(&c->meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static gint fork_record_compare(gconstpointer a, gconstpointer b) {
+        const ForkRecord *x = a, *y = b;
+
+        return x->time < y->time ? -1 : x->time > y->time;
+}
+
+void fork_watch_flush(ForkWatch *w) {
+        assert(w);
+        if (w->dispatching)
+                return;
+        /* Read every head before any record, so that a batch is one cut through time and sorting it
+         * gives kernel order across CPUs. Acquire: the records are written before their head. */
+        for (size_t i = 0; i < w->n_cpus; i++)
+                w->cpus[i].head = __atomic_load_n(&w->cpus[i].meta->data_head, __ATOMIC_ACQUIRE);
+        for (size_t i = 0; i < w->n_cpus; i++)
+                cpu_read(w, &w->cpus[i]);
+        if (w->batch->len == 0)
+                return;
+        g_array_sort(w->batch, fork_record_compare);    /* stable since glib 2.32: ties keep CPU order */
+
+        w->dispatching = true;
+        for (guint i = 0; i < w->batch->len; i++) {
+                const ForkRecord *r = &g_array_index(w->batch, ForkRecord, i);
+
+                w->handler((pid_t) r->pid, (pid_t) r->tid, (pid_t) r->ppid, (pid_t) r->ptid, r->time,
+                           w->userdata);
+        }
+        w->dispatching = false;
+        g_array_set_size(w->batch, 0);
+}
+
+static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        fork_watch_flush(userdata);             /* one wakeup drains every CPU: the order is global */
+        return 0;
+}
+
+static int fork_watch_open_cpu(ForkWatch *w, sd_event *event, unsigned cpu) {
+        struct perf_event_attr attr = {
+                .size = sizeof(attr),
+                .type = PERF_TYPE_SOFTWARE,
+                .config = PERF_COUNT_SW_DUMMY,
+                .sample_type = PERF_SAMPLE_TIME,
+                .disabled = 1,
+                .task = 1,
+                .sample_id_all = 1,
+                /* wakeup_events counts samples only: side-band records wake us through a watermark. */
+                .watermark = 1,
+                .wakeup_watermark = 1,
+                .use_clockid = 1,
+                .clockid = CLOCK_MONOTONIC,
+        };
+        _cleanup_close_ int fd = -1;
+        ForkWatchCpu *cpus, *c;
+        int r;
+
+        fd = sys_perf_event_open(&attr, /* tid= */ -1, (int) cpu, /* group_fd= */ -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd < 0)
+                return errno == ENODEV ? 0 : -errno;    /* ENODEV: went offline since we read the list */
+        cpus = reallocarray(w->cpus, w->n_cpus + 1, sizeof(*cpus));
+        if (!cpus)
+                return -ENOMEM;
+        w->cpus = cpus;
+        c = &w->cpus[w->n_cpus++];
+        *c = (ForkWatchCpu) { .cpu = cpu, .fd = TAKE_FD(fd), .meta = MAP_FAILED };
+
+        /* Writable, so the kernel honours data_tail and reports overruns as PERF_RECORD_LOST instead of
+         * overwriting records we have not read. */
+        c->meta = mmap(NULL, fork_watch_map_size(), PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+        if (c->meta == MAP_FAILED)
+                return -errno;
+        c->data = (const uint8_t *) c->meta + c->meta->data_offset;    /* set since 4.1, as is use_clockid */
+        c->data_size = c->meta->data_size;
+
+        /* Default priority: a machine busy creating threads must not starve the bus. Callers whose
+         * answer depends on recent creations call fork_watch_flush() first. */
+        r = sd_event_add_io(event, &c->source, c->fd, EPOLLIN, on_io, w);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(c->source, "fork-watch");
+        return 0;
+}
+
+/* Next "N" or "N-M" of a kernel CPU list such as "0-3,6\n": 1 with a range, 0 at the end. */
+static int cpu_list_next(const char **p, unsigned *ret_first, unsigned *ret_last) {
+        unsigned long first, last;
+        char *end;
+
+        if (**p == '\0' || **p == '\n')
+                return 0;
+        errno = 0;
+        first = last = strtoul(*p, &end, 10);
+        if (end != *p && *end == '-')
+                last = strtoul(end + 1, &end, 10);
+        if (errno != 0 || end == *p || last < first || last > INT_MAX || !strchr(",\n", *end))
+                return -EINVAL;
+        *p = *end == ',' ? end + 1 : end;
+        *ret_first = (unsigned) first;
+        *ret_last = (unsigned) last;
+        return 1;
+}
+
+int fork_watch_new(sd_event *event, ForkWatchHandler handler, void *userdata, ForkWatch **ret) {
+        _cleanup_(fork_watch_freep) ForkWatch *w = NULL;
+        g_autofree char *online = NULL;
+        unsigned first, last;
+        int r;
+
+        assert(event && handler && ret);
+        if (!g_file_get_contents("/sys/devices/system/cpu/online", &online, NULL, /* error= */ NULL))
+                return -EIO;
+
+        w = calloc(1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        w->handler = handler;
+        w->userdata = userdata;
+        w->batch = g_array_new(FALSE, FALSE, sizeof(ForkRecord));
+
+        for (const char *p = online; (r = cpu_list_next(&p, &first, &last)) > 0;)
+                for (unsigned cpu = first; cpu <= last; cpu++) {
+                        r = fork_watch_open_cpu(w, event, cpu);
+                        if (r < 0)
+                                return r;
+                }
+        if (r < 0)
+                return r;
+        if (w->n_cpus == 0)
+                return -ENODEV;
+        *ret = TAKE_PTR(w);
+        return 0;
+}
+
+int fork_watch_set_enabled(ForkWatch *w, bool enabled) {
+        unsigned long on = enabled ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+        unsigned long undo = enabled ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE;
+
+        assert(w);
+        if (w->enabled == enabled)
+                return 0;
+        for (size_t i = 0; i < w->n_cpus; i++)
+                if (ioctl(w->cpus[i].fd, on, 0) < 0) {
+                        int r = -errno;
+
+                        while (i-- > 0)         /* all CPUs or none: never watch only some */
+                                (void) ioctl(w->cpus[i].fd, undo, 0);
+                        return r;
+                }
+        for (size_t i = 0; i < w->n_cpus && !enabled; i++) {    /* drop what nobody wants any more */
+                struct perf_event_mmap_page *m = w->cpus[i].meta;
+                uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE);
+
+                __atomic_store_n(&m->data_tail, head, __ATOMIC_RELEASE);
+        }
+        w->enabled = enabled;
+        return 0;
+}
+
+uint64_t fork_watch_n_lost(const ForkWatch *w) {
+        assert(w);
+        return w->n_lost;
+}

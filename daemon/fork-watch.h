@@ -1,0 +1,38 @@
+/* fork-watch.h: which thread created each new thread or process on the machine. The netlink process
+ * connector reports only the creator's process (task->real_parent), never the creating thread, which
+ * AIX inheritance needs; perf's own PERF_RECORD_FORK side-band records carry it (ptid). One dummy
+ * perf event per online CPU feeds a ring buffer each; this module drains them and hands the records
+ * to one handler. It knows nothing about contexts. CPUs that come online after fork_watch_new() are
+ * not watched. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+typedef struct ForkWatch ForkWatch;
+
+/* Called once per new task, in kernel time order across CPUs: pid/tid of the new task, ppid/ptid of
+ * the creating task (ptid is the creating THREAD). time_ns is CLOCK_MONOTONIC. The order holds within
+ * one drain; a record the kernel is writing while a drain runs comes with the next one. The handler
+ * must not free the ForkWatch; a fork_watch_flush() from inside it does nothing. */
+typedef void (*ForkWatchHandler)(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_ns,
+                                 void *userdata);
+
+/* Needs CAP_PERFMON (or root): -EACCES/-EPERM come back unchanged so the daemon can log and run
+ * without thread-creation tracking. */
+int fork_watch_new(sd_event *event, ForkWatchHandler handler, void *userdata, ForkWatch **ret);
+ForkWatch *fork_watch_free(ForkWatch *w);
+
+/* Records are only produced while enabled (the daemon enables it while any context exists). Starts
+ * disabled. Disabling drops records not yet delivered: nobody is left to want them. */
+int fork_watch_set_enabled(ForkWatch *w, bool enabled);
+
+/* Drains every CPU's buffer now and calls the handler (the daemon calls this before answering a call
+ * whose answer depends on recent thread creations). The kernel writes a record before clone() returns
+ * to the creator, so a creation the caller already knows about is always seen. */
+void fork_watch_flush(ForkWatch *w);
+
+/* Records lost by the kernel since start (PERF_RECORD_LOST), for logging / tests. */
+uint64_t fork_watch_n_lost(const ForkWatch *w);

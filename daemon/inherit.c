@@ -1,0 +1,127 @@
+/* inherit.c: AIX inheritance (reference aix-pmapi.md §4.4, DESIGN.md §8 A9): a new thread gets the
+ * PM state of the thread that created it (program, own counting state, group) with counters at
+ * zero. Two ways in:
+ * - libpmapi's start-routine wrapper and fork handler call Inherit from the new thread before any
+ *   user code runs: nothing it does goes uncounted;
+ * - perf fork records name the creating thread of every other new task; those are attached as
+ *   soon as the record is read, so their first microseconds go uncounted (README, "Inheritance").
+ * Whichever comes first attaches; the other finds the context there. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+
+DEFINE_FREEP(FILE, fclose);
+
+/* The creator's context, if it passes its state on to (pid, tid). A process group covers one
+ * process: a child process of a member does not join it. */
+static Context *creator_passing_on(Manager *m, pid_t pid, pid_t ppid, pid_t ptid) {
+        Context *parent = manager_lookup(m, ptid);
+
+        if (!parent || parent->pid != ppid || !program_inherits(&parent->program))
+                return NULL;
+        if (parent->group && parent->group->process && pid != ppid)
+                return NULL;
+        return parent;
+}
+
+static int inherit_from(Manager *m, Context *parent, pid_t pid, pid_t tid, int pidfd) {
+        int r;
+
+        /* The owner's grant is checked again: the policy may have changed since. */
+        r = manager_counting_verdict(m, parent->owner_uid, &parent->program);
+        if (r < 0)
+                return r;
+        return manager_attach(m, parent->owner_uid, pid, tid, pidfd, &parent->program, parent->group,
+                              parent->counting, NULL);
+}
+
+static pid_t parent_process_of(pid_t pid) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        char path[64], line[256];
+        int ppid;
+
+        (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "PPid: %d", &ppid) == 1)
+                        return ppid;
+        return -1;
+}
+
+int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_t ppid, pid_t ptid,
+                    bool *ret_attached) {
+        _cleanup_close_ int pidfd = -1;
+        Context *parent;
+        int r;
+
+        if (pid != caller->pid)
+                return -ESRCH;
+        r = thread_pin(pid, tid, &pidfd);
+        if (r < 0)
+                return r;
+        if (manager_lookup(m, tid)) {
+                *ret_attached = true;           /* a fork record was quicker */
+                return 0;
+        }
+        /* A thread names a thread of its own process; a forked child one of its parent's. */
+        if (ppid != pid && parent_process_of(pid) != ppid)
+                return -ESRCH;
+        parent = creator_passing_on(m, pid, ppid, ptid);
+        if (!parent) {
+                *ret_attached = false;
+                return 0;
+        }
+        r = inherit_from(m, parent, pid, tid, pidfd);
+        if (r < 0)
+                return log_debug_errno(r, "Thread %d of pid %d did not inherit from thread %d: %m",
+                                       (int) tid, (int) pid, (int) ptid);
+        TAKE_FD(pidfd);
+        log_debug("Thread %d of pid %d inherited the context of thread %d (pid %d).", (int) tid, (int) pid,
+                  (int) ptid, (int) ppid);
+        *ret_attached = true;
+        return 0;
+}
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_ns, void *userdata) {
+        _cleanup_close_ int pidfd = -1;
+        Manager *m = userdata;
+        Context *parent;
+        int r;
+
+        if (manager_lookup(m, tid))
+                return;                         /* its library was quicker */
+        parent = creator_passing_on(m, pid, ppid, ptid);
+        if (!parent)
+                return;
+        r = thread_pin(pid, tid, &pidfd);
+        if (r >= 0)
+                r = inherit_from(m, parent, pid, tid, pidfd);
+        if (r < 0) {
+                m->n_missed++;
+                log_info("New thread %d of pid %d (created by thread %d) not attached: %s", (int) tid,
+                         (int) pid, (int) ptid, strerror(-r));
+                return;
+        }
+        TAKE_FD(pidfd);
+        m->n_attached_late++;
+        log_debug("Thread %d of pid %d attached from its fork record, %.1f us after its creation.",
+                  (int) tid, (int) pid, (double) (now_ns() - time_ns) / 1000.0);
+}
+
+int manager_watch_forks(Manager *m) {
+        return fork_watch_new(m->event, on_fork, m, &m->fork_watch);
+}

@@ -1,0 +1,169 @@
+/* manager-group.c: the group scope. A descendant group starts with the calling thread alone and
+ * grows by inheritance; a process group (PM_PROCESS) takes every thread of the process at once and
+ * every later one, and is refused while any of them has a context (AIX §4.3). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+
+DEFINE_FREEP(DIR, closedir);
+
+static int new_group(Manager *m, pid_t pid, uid_t owner_uid, const Program *program, bool process,
+                     Group **ret) {
+        Group *g;
+        int r;
+
+        r = group_new(m->next_group_id, pid, owner_uid, program, process, &g);
+        if (r < 0)
+                return r;
+        m->next_group_id++;
+        g_hash_table_insert(m->groups, GUINT_TO_POINTER(g->id), g);
+        *ret = g;
+        return 0;
+}
+
+static int process_has_context(Manager *m, pid_t pid, pid_t *ret_tid) {
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, m->threads);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                Context *c = value;
+                if (c->pid == pid && manager_lookup(m, c->tid) == c) {
+                        *ret_tid = c->tid;
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* Attaches every thread of pid not yet in g; *ret_n_new counts them. Threads that exit meanwhile
+ * are skipped. */
+static int attach_process_threads(Manager *m, Group *g, bool counting, unsigned *ret_n_new) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        char path[64];
+        struct dirent *de;
+        unsigned n = 0;
+        int r;
+
+        (void) snprintf(path, sizeof(path), "/proc/%d/task", (int) g->pid);
+        d = opendir(path);
+        if (!d)
+                return -ESRCH;
+        while ((de = readdir(d))) {
+                _cleanup_close_ int pidfd = -1;
+                pid_t tid = (pid_t) atoi(de->d_name);
+
+                if (tid <= 0 || manager_lookup(m, tid))
+                        continue;
+                if (thread_pin(g->pid, tid, &pidfd) < 0)
+                        continue;
+                r = manager_attach(m, g->owner_uid, g->pid, tid, pidfd, &g->program, g, counting, NULL);
+                if (r == -ESRCH)
+                        continue;
+                if (r < 0)
+                        return r;
+                TAKE_FD(pidfd);
+                n++;
+        }
+        *ret_n_new = n;
+        return 0;
+}
+
+static int create_process_group(Manager *m, const Caller *caller, pid_t pid, const Program *program,
+                                Group **ret) {
+        bool counting = program_counts_on_start(program);
+        unsigned n_new;
+        pid_t busy;
+        Group *g;
+        int r;
+
+        if (process_has_context(m, pid, &busy)) {
+                log_info("Process group on pid %d refused: thread %d has a context.", (int) pid, (int) busy);
+                return -EBUSY;
+        }
+        r = new_group(m, pid, caller->euid, program, /* process= */ true, &g);
+        if (r < 0)
+                return r;
+        /* Threads the process creates meanwhile are found by the next pass. */
+        for (int pass = 0; pass < 16; pass++) {
+                r = attach_process_threads(m, g, counting, &n_new);
+                if (r < 0 || n_new == 0)
+                        break;
+        }
+        if (r < 0) {
+                manager_delete_group(m, g);
+                return r;
+        }
+        *ret = g;
+        return 0;
+}
+
+int manager_set_group_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, const Program *program) {
+        _cleanup_close_ int pidfd = -1;
+        Group *g;
+        int r;
+
+        if (pid != caller->pid)
+                return -ESRCH;
+        r = thread_pin(pid, tid, &pidfd);
+        if (r < 0)
+                return r;
+        if (manager_lookup(m, tid))
+                return -EEXIST;
+        r = manager_counting_verdict(m, caller->euid, program);
+        if (r < 0)
+                return r;
+
+        if (program->mode & PM_PROCESS)
+                r = create_process_group(m, caller, pid, program, &g);
+        else {
+                r = new_group(m, pid, caller->euid, program, /* process= */ false, &g);
+                if (r < 0)
+                        return r;
+                r = manager_attach(m, caller->euid, pid, tid, pidfd, program, g,
+                                   program_counts_on_start(program), NULL);
+                if (r < 0)
+                        g_hash_table_remove(m->groups, GUINT_TO_POINTER(g->id));
+                else
+                        TAKE_FD(pidfd);
+        }
+        if (r < 0)
+                return r;
+        log_info("Group %u created by thread %d of pid %d for uid %u (%s, %u members, mode 0x%x).", g->id,
+                 (int) tid, (int) pid, (unsigned) caller->euid, g->process ? "process" : "descendants",
+                 g->n_members, (unsigned) program->mode);
+        return 0;
+}
+
+int manager_get_group(Manager *m, const Caller *caller, pid_t pid, pid_t tid, Context **ret_context,
+                      Group **ret_group) {
+        Context *c;
+        int r;
+
+        r = manager_get_thread(m, caller, pid, tid, &c);
+        if (r < 0)
+                return r;
+        if (!c->group)
+                return -ENOLINK;
+        *ret_context = c;
+        *ret_group = c->group;
+        return 0;
+}
+
+void manager_delete_group(Manager *m, Group *g) {
+        size_t n = g->n_live;
+
+        log_debug("Group %u deleted.", g->id);
+        if (n == 0) {
+                g_hash_table_remove(m->groups, GUINT_TO_POINTER(g->id));
+                return;
+        }
+        /* From the end, so no member moves; deleting the last one releases the group itself. */
+        while (n-- > 0)
+                manager_delete_context(m, g->live[n]);
+}

@@ -1,0 +1,51 @@
+/* pm-mygroup.c: the first-party calls on the calling thread's counting group (_mygroup). The
+ * calling thread is the group's "calling thread" of AIX's rules: a group start or reset acts on it
+ * as well as on the group (pm_start_mygroup(3)). */
+#include "inherit.h"
+#include "pmapi.h"
+#include "reply.h"
+
+int pm_set_program_mygroup(pm_prog_t *prog) {
+        int r = call_set_program("SetGroupProgram", prog);
+
+        if (r == 0) {
+                bool inherits = !(prog->mode.w & PM_NO_INHERIT);
+                inherit_note_thread(inherits);
+                inherit_note_process(inherits && (prog->mode.w & PM_PROCESS));
+        }
+        return r;
+}
+
+int pm_get_program_mygroup(pm_prog_t *prog) {
+        return call_get_program("GetGroupProgram", prog);
+}
+
+int pm_delete_program_mygroup(void) {
+        int r = call_simple("DeleteGroupProgram");
+
+        if (r == 0) {
+                inherit_note_thread(false);
+                inherit_note_process(false);
+        }
+        return r;
+}
+
+int pm_start_mygroup(void) {
+        return call_simple("StartGroup");
+}
+
+int pm_stop_mygroup(void) {
+        return call_simple("StopGroup");
+}
+
+int pm_reset_data_mygroup(void) {
+        return call_simple("ResetGroupData");
+}
+
+int pm_get_tdata_mygroup(pm_data_t *data, timebasestruct_t *time) {
+        return call_get_data("GetGroupData", /* group= */ true, data, time);
+}
+
+int pm_get_data_mygroup(pm_data_t *data) {
+        return pm_get_tdata_mygroup(data, NULL);
+}

@@ -1,0 +1,86 @@
+/* reply.c: see reply.h. Each public call is one of these shapes, so the _mythread and _mygroup
+ * files only name their methods. */
+#include <stdint.h>
+#include <string.h>
+
+#include "bus.h"
+#include "catalog.h"
+#include "macro.h"
+#include "reply.h"
+
+_Static_assert(MAX_COUNTERS == 8, "SetProgram below spells out eight events");
+
+int call_set_program(const char *method, const pm_prog_t *prog) {
+        int r;
+
+        if (!prog)
+                return PM_EFAULT;
+        r = catalog_check_program(prog);
+        if (r != 0)
+                return r;
+        return bus_call_self(method, NULL, "iai", (int32_t) prog->mode.w, MAX_COUNTERS,
+                             prog->events[0], prog->events[1], prog->events[2], prog->events[3],
+                             prog->events[4], prog->events[5], prog->events[6], prog->events[7]);
+}
+
+int call_get_program(const char *method, pm_prog_t *prog) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const int32_t *events;
+        size_t n_bytes;
+        int32_t mode;
+        int r;
+
+        if (!prog)
+                return PM_EFAULT;
+        if (!catalog_is_installed())
+                return PM_ENOTINIT;
+        r = bus_call_self(method, &reply, NULL);
+        if (r != 0)
+                return r;
+        if (sd_bus_message_read(reply, "i", &mode) < 0 ||
+            sd_bus_message_read_array(reply, 'i', (const void **) &events, &n_bytes) < 0 ||
+            n_bytes != sizeof(prog->events))
+                return PM_EDAEMON;
+        prog->mode.w = mode;
+        memcpy(prog->events, events, sizeof(prog->events));
+        return 0;
+}
+
+int call_get_data(const char *method, bool group, pm_data_t *data, timebasestruct_t *time) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const int64_t *values;
+        int32_t members = 0;
+        uint32_t flags = 0;
+        size_t n_bytes;
+        uint64_t ns;
+        int r;
+
+        if (!data)
+                return PM_EFAULT;
+        if (!catalog_is_installed())
+                return PM_ENOTINIT;
+        r = bus_call_self(method, &reply, NULL);
+        if (r != 0)
+                return r;
+        if (sd_bus_message_read_array(reply, 'x', (const void **) &values, &n_bytes) < 0 ||
+            n_bytes != sizeof(data->accu) || sd_bus_message_read(reply, "t", &ns) < 0)
+                return PM_EDAEMON;
+        if (group && sd_bus_message_read(reply, "iu", &members, &flags) < 0)
+                return PM_EDAEMON;
+        memset(&data->ginfo, 0, sizeof(data->ginfo));
+        data->ginfo.members = members;
+        data->ginfo.flags.w = (int) flags;
+        memcpy(data->accu, values, sizeof(data->accu));
+        if (time) {
+                time->flag = PM_TB_MONOTONIC_NS;
+                time->tb_high = (unsigned int) (ns >> 32);
+                time->tb_low = (unsigned int) ns;
+        }
+        return 0;
+}
+
+int call_simple(const char *method) {
+        if (!catalog_is_installed())
+                return PM_ENOTINIT;
+        return bus_call_self(method, NULL, NULL);
+}

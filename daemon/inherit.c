@@ -58,7 +58,7 @@ static pid_t parent_process_of(pid_t pid) {
 int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_t ppid, pid_t ptid,
                     bool *ret_attached) {
         _cleanup_close_ int pidfd = -1;
-        Context *parent;
+        Context *parent, *existing;
         int r;
 
         if (pid != caller->pid)
@@ -66,9 +66,12 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
         r = thread_pin(pid, tid, &pidfd);
         if (r < 0)
                 return r;
-        if (manager_lookup(m, tid)) {
-                *ret_attached = true;           /* a fork record was quicker */
-                return 0;
+        existing = manager_lookup(m, tid);
+        if (existing) {
+                /* A fork record was quicker. What it counted so far is the library's own start-up:
+                 * the thread counts from here, as if this call had attached it. */
+                *ret_attached = true;
+                return existing->pid == pid ? context_reset(existing) : 0;
         }
         /* A thread names a thread of its own process; a forked child one of its parent's. */
         if (ppid != pid && parent_process_of(pid) != ppid)

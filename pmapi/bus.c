@@ -33,8 +33,7 @@ static void atfork_child(void) {
         pthread_mutex_unlock(&bus_lock);
 }
 
-/* Before inherit.c's handlers (priority 102): its child handler calls pmapid. */
-__attribute__((constructor(101))) static void bus_register_fork_handlers(void) {
+__attribute__((constructor)) static void bus_register_fork_handlers(void) {
         (void) pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 

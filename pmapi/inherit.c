@@ -1,8 +1,10 @@
-/* inherit.c: see inherit.h. pthread_create is interposed (libpmapi comes before libc in the lookup
- * order of a program linked with -lpmapi): the new thread runs a short start routine that calls
- * pmapid's Inherit and only then the user's. A fork handler does the same in a forked child before
- * fork() returns there. Threads and processes created any other way (other libraries, clone(),
- * vfork, posix_spawn) are attached by pmapid from perf fork records, a little later. */
+/* inherit.c: see inherit.h. pthread_create and fork are interposed (libpmapi comes before libc in
+ * the lookup order of a program linked with -lpmapi): the new thread runs a short start routine
+ * that calls pmapid's Inherit and only then the user's; a forked child calls it before fork()
+ * returns there. Not from a pthread_atfork child handler: libsystemd's own handler, which resets
+ * its cached pid, runs after ours, and sd-bus would take the child for the parent. Threads and
+ * processes created any other way (other libraries, clone(), vfork, posix_spawn) are attached by
+ * pmapid from perf fork records, a little later. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -15,11 +17,10 @@
 #include "macro.h"
 
 typedef int (*PthreadCreate)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+typedef pid_t (*Fork)(void);
 
 static __thread bool thread_inherits;
 static bool process_inherits;
-/* Set by the fork prepare handler in the forking thread; the child's only thread is its copy. */
-static __thread pid_t forking_tid;
 
 typedef struct StartRoutine {
         void *(*routine)(void *);
@@ -56,15 +57,25 @@ static void *start_inheriting(void *p) {
         return s.routine(s.arg);
 }
 
-static PthreadCreate real_pthread_create(void) {
-        static PthreadCreate real;
-        PthreadCreate f = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
+/* The next definition of name after libpmapi: libc's. */
+static void *next_symbol(void **cache, const char *name) {
+        void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
 
         if (!f) {
-                f = (PthreadCreate) dlsym(RTLD_NEXT, "pthread_create");
-                __atomic_store_n(&real, f, __ATOMIC_RELEASE);
+                f = dlsym(RTLD_NEXT, name);
+                __atomic_store_n(cache, f, __ATOMIC_RELEASE);
         }
         return f;
+}
+
+static PthreadCreate real_pthread_create(void) {
+        static void *cache;
+        return (PthreadCreate) next_symbol(&cache, "pthread_create");
+}
+
+static Fork real_fork(void) {
+        static void *cache;
+        return (Fork) next_symbol(&cache, "fork");
 }
 
 _public_ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*routine)(void *),
@@ -87,17 +98,20 @@ _public_ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void 
         return r;
 }
 
-static void fork_prepare(void) {
-        forking_tid = gettid();
-}
+_public_ pid_t fork(void) {
+        Fork real = real_fork();
+        pid_t parent_tid = gettid(), pid;
 
-static void fork_child(void) {
-        /* A process group stays in its process; a descendant group and a thread context follow. */
-        __atomic_store_n(&process_inherits, false, __ATOMIC_RELAXED);
-        thread_inherits = thread_inherits && ask_inherit(getppid(), forking_tid);
-}
-
-/* After bus.c's handlers (priority 101), so that in the child the bus lock is free again. */
-__attribute__((constructor(102))) static void inherit_register_fork_handlers(void) {
-        (void) pthread_atfork(fork_prepare, NULL, fork_child);
+        if (!real) {
+                errno = ENOSYS;
+                return -1;
+        }
+        pid = real();
+        if (pid == 0) {
+                /* A process group stays in its process; a descendant group and a thread context
+                 * follow into the child. */
+                __atomic_store_n(&process_inherits, false, __ATOMIC_RELAXED);
+                thread_inherits = thread_inherits && ask_inherit(getppid(), parent_tid);
+        }
+        return pid;
 }

@@ -1,1 +1,350 @@
-int main(void) { return 77; }
+/* test-inheritance.c: new threads and child processes inherit their creator's PM state (program,
+ * own counting state, group) with counters at zero (reference aix-pmapi.md §4.4, scenario S3),
+ * from their first instruction when created through libpmapi, and a little later when created
+ * any other way. Real counters, exact page-fault relations, as root and as an unprivileged user. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bus-fixture.h"
+#include "check.h"
+#include "pmapi.h"
+#include "workload.h"
+
+static BusFixture fixture;
+
+/* S3: aux inherits main's program with counting off; each thread counts only its own work. */
+static pm_prog_t s3_prog;
+
+static void *s3_aux(void *p) {
+        pm_data_t *d2 = p;
+        pm_prog_t got;
+
+        if (pm_get_program_mythread(&got) != 0 || got.mode.b.count != 0 ||
+            memcmp(got.events, s3_prog.events, sizeof(got.events)) != 0)
+                return (void *) 1;
+        if (pm_set_program_mythread(&s3_prog) != PM_EEXIST)     /* inherited: already there */
+                return (void *) 2;
+        if (touch_fresh_pages(100) != 0)                        /* before its start: not counted */
+                return (void *) 3;
+        if (pm_start_mythread() != 0 || touch_fresh_pages(700) != 0 || pm_stop_mythread() != 0 ||
+            pm_get_data_mythread(d2) != 0)
+                return (void *) 4;
+        return NULL;
+}
+
+static int s3_body(void *arg) {
+        pm_data_t d, d2;
+        void *ret;
+        pthread_t t;
+
+        (void) arg;
+        CHECK(page_fault_program(&s3_prog, PM_USER) == 0);
+        CHECK_RC(pm_set_program_mythread(&s3_prog), 0);
+        CHECK(pthread_create(&t, NULL, s3_aux, &d2) == 0);
+        CHECK(pthread_join(t, &ret) == 0);
+        CHECK(ret == NULL);
+        CHECK_RC(pm_start_mythread(), 0);
+        CHECK(touch_fresh_pages(400) == 0);
+        CHECK_RC(pm_stop_mythread(), 0);
+        CHECK_RC(pm_get_data_mythread(&d), 0);
+        CHECK_NEAR(d2.accu[0], 700, 2);
+        CHECK_NEAR(d2.accu[1], 700, 2);
+        CHECK_NEAR(d.accu[0], 400, 2);
+        CHECK_RC(pm_delete_program_mythread(), 0);
+        return 0;
+}
+
+/* A thread created by a counting thread counts from its first instruction: the pages it touches
+ * first are all there, in its data and in the group. */
+typedef struct FirstTouch {
+        size_t pages;
+        pm_data_t d;
+        int rc;
+} FirstTouch;
+
+static void *first_touch(void *p) {
+        FirstTouch *f = p;
+
+        f->rc = touch_fresh_pages(f->pages);
+        if (f->rc == 0)
+                f->rc = pm_stop_mythread();
+        if (f->rc == 0)
+                f->rc = pm_get_data_mythread(&f->d);
+        return NULL;
+}
+
+static int first_instruction_body(void *arg) {
+        FirstTouch f = { .pages = 600 };
+        pm_data_t d, g;
+        pm_prog_t prog;
+        pthread_t t;
+
+        (void) arg;
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
+        CHECK_RC(pm_set_program_mythread(&prog), 0);           /* a plain thread context */
+        CHECK(pthread_create(&t, NULL, first_touch, &f) == 0);
+        CHECK(pthread_join(t, NULL) == 0);
+        CHECK_RC(f.rc, 0);
+        CHECK_NEAR(f.d.accu[0], 600, 2);
+        CHECK_RC(pm_delete_program_mythread(), 0);
+
+        f.pages = 900;
+        CHECK_RC(pm_set_program_mygroup(&prog), 0);            /* and a group member */
+        CHECK(pthread_create(&t, NULL, first_touch, &f) == 0);
+        CHECK(pthread_join(t, NULL) == 0);
+        CHECK_RC(pm_stop_mythread(), 0);
+        CHECK_RC(f.rc, 0);
+        CHECK_NEAR(f.d.accu[0], 900, 2);
+        CHECK_RC(pm_get_data_mythread(&d), 0);
+        CHECK_RC(pm_get_data_mygroup(&g), 0);
+        CHECK(g.accu[0] == d.accu[0] + f.d.accu[0] && g.accu[1] == d.accu[1] + f.d.accu[1]);
+        CHECK(g.ginfo.members == 2);
+        CHECK_RC(pm_delete_program_mygroup(), 0);
+        return 0;
+}
+
+/* 64 threads created back to back, each touching a different number of pages at once, and each
+ * creating a grandchild: every count exact, and the group the exact sum. */
+#define BURST 64
+
+typedef struct Burst {
+        pthread_barrier_t *all_counted;
+        size_t pages;
+        FirstTouch grandchild;
+        pm_data_t first, d;             /* after its pages; in all (creating a thread faults too) */
+        int rc;
+} Burst;
+
+static void *burst_thread(void *p) {
+        Burst *b = p;
+        pthread_t t;
+
+        b->rc = touch_fresh_pages(b->pages);
+        if (b->rc == 0)
+                b->rc = pm_stop_mythread();     /* the read's own allocations must not count */
+        if (b->rc == 0)
+                b->rc = pm_get_data_mythread(&b->first);
+        if (b->rc == 0)
+                b->rc = pm_start_mythread();
+        if (b->rc == 0)
+                b->rc = pthread_create(&t, NULL, first_touch, &b->grandchild);
+        if (b->rc == 0)
+                b->rc = pthread_join(t, NULL);
+        if (b->rc == 0)
+                b->rc = b->grandchild.rc;
+        if (b->rc == 0)
+                b->rc = pm_stop_mythread();
+        if (b->rc == 0)
+                b->rc = pm_get_data_mythread(&b->d);
+        pthread_barrier_wait(b->all_counted);   /* all alive at once, then all exit together */
+        return NULL;
+}
+
+static int burst_body(void *arg) {
+        static Burst b[BURST];
+        pthread_barrier_t barrier;
+        pthread_t t[BURST];
+        pm_data_t d, g, sum = {};
+        pm_prog_t prog;
+
+        (void) arg;
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
+        CHECK(pthread_barrier_init(&barrier, NULL, BURST) == 0);
+        CHECK_RC(pm_set_program_mygroup(&prog), 0);
+        for (int i = 0; i < BURST; i++) {
+                b[i] = (Burst) { .all_counted = &barrier, .pages = 20 + 7 * (size_t) i,
+                                 .grandchild = { .pages = 5 + (size_t) i } };
+                CHECK(pthread_create(&t[i], NULL, burst_thread, &b[i]) == 0);
+        }
+        CHECK_RC(pm_stop_mythread(), 0);
+        for (int i = 0; i < BURST; i++)
+                CHECK(pthread_join(t[i], NULL) == 0);
+        CHECK_RC(pm_get_data_mythread(&d), 0);
+        for (int i = 0; i < BURST; i++) {
+                CHECK_RC(b[i].rc, 0);
+                CHECK_NEAR(b[i].first.accu[0], (long long) b[i].pages, 2);
+                CHECK_NEAR(b[i].grandchild.d.accu[0], (long long) b[i].grandchild.pages, 2);
+                for (int k = 0; k < 2; k++)
+                        sum.accu[k] += b[i].d.accu[k] + b[i].grandchild.d.accu[k];
+        }
+        CHECK_RC(pm_get_data_mygroup(&g), 0);
+        CHECK(g.accu[0] == d.accu[0] + sum.accu[0] && g.accu[1] == d.accu[1] + sum.accu[1]);
+        CHECK(g.ginfo.members == 1 + 2 * BURST);
+        CHECK(g.ginfo.flags.b.consistent == 1);
+        CHECK_RC(pm_delete_program_mygroup(), 0);
+        pthread_barrier_destroy(&barrier);
+        return 0;
+}
+
+/* A member's forked child is a member too (a descendant group follows fork), counted from fork()'s
+ * return; its pages reach the group after it exits. */
+static int fork_body(void *arg) {
+        pm_data_t d, g, child;
+        pm_prog_t prog;
+        int fds[2], status;
+        pid_t pid;
+
+        (void) arg;
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
+        CHECK(pipe(fds) == 0);
+        CHECK_RC(pm_set_program_mygroup(&prog), 0);
+        pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                pm_data_t c = {};
+                int ok = touch_fresh_pages(400) == 0 && pm_stop_mythread() == 0 &&
+                         pm_get_data_mythread(&c) == 0;
+                _exit(ok && write(fds[1], &c, sizeof(c)) == sizeof(c) ? 0 : 1);
+        }
+        CHECK_RC(pm_stop_mythread(), 0);
+        CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        CHECK(read(fds[0], &child, sizeof(child)) == sizeof(child));
+        close(fds[0]);
+        close(fds[1]);
+        /* Copy-on-write faults on pages shared with the parent count too. */
+        CHECK(child.accu[0] >= 400 && child.accu[0] <= 450);
+        CHECK_RC(pm_get_data_mythread(&d), 0);
+        CHECK(wait_for_context_count(1, 2000) == 0);
+        CHECK_RC(pm_get_data_mygroup(&g), 0);
+        CHECK(g.accu[0] == d.accu[0] + child.accu[0] && g.accu[1] == d.accu[1] + child.accu[1]);
+        CHECK(g.ginfo.members == 2);
+        CHECK_RC(pm_delete_program_mygroup(), 0);
+        return 0;
+}
+
+/* PM_NO_INHERIT: new threads get nothing, neither from the library nor from fork records. */
+static void *no_context_expected(void *p) {
+        pm_data_t d;
+
+        (void) p;
+        (void) touch_fresh_pages(50);
+        usleep(50 * 1000);              /* long past any fork record */
+        return (void *) (intptr_t) pm_get_data_mythread(&d);
+}
+
+static int no_inherit_body(void *arg) {
+        pm_prog_t prog;
+        pthread_t t;
+        void *ret;
+
+        (void) arg;
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT | PM_NO_INHERIT) == 0);
+        CHECK_RC(pm_set_program_mythread(&prog), 0);
+        CHECK(pthread_create(&t, NULL, no_context_expected, NULL) == 0);
+        CHECK(pthread_join(t, &ret) == 0);
+        CHECK((intptr_t) ret == PM_ENOCONTEXT);
+        CHECK_RC(pm_delete_program_mythread(), 0);
+        CHECK_RC(pm_set_program_mygroup(&prog), 0);
+        CHECK(pthread_create(&t, NULL, no_context_expected, NULL) == 0);
+        CHECK(pthread_join(t, &ret) == 0);
+        CHECK((intptr_t) ret == PM_ENOCONTEXT);
+        CHECK_RC(pm_delete_program_mygroup(), 0);
+        return 0;
+}
+
+/* A thread libpmapi did not create (libc's own pthread_create, as another library would call it) is
+ * attached from its fork record: late, but attached, with the inherited state. */
+typedef int (*PthreadCreate)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+static void *late_thread(void *p) {
+        FirstTouch *f = p;
+        pm_prog_t got;
+
+        for (int i = 0; i < 200; i++) {         /* 200 ms at most */
+                (void) touch_fresh_pages(f->pages);
+                if (pm_get_program_mythread(&got) == 0)
+                        break;
+                usleep(1000);
+        }
+        f->rc = pm_get_program_mythread(&got);
+        if (f->rc == 0 && !got.mode.b.count)
+                f->rc = -1;
+        if (f->rc == 0) {
+                (void) pm_reset_data_mythread();
+                (void) touch_fresh_pages(f->pages);
+                f->rc = pm_get_data_mythread(&f->d);
+        }
+        return NULL;
+}
+
+static uint64_t attached_late(void) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus *bus = NULL;
+        uint64_t n = 0;
+
+        if (sd_bus_open_system(&bus) >= 0)
+                (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
+                                                   "org.pmapi.PerfMon1.Manager", "ThreadsAttachedLate",
+                                                   &error, 't', &n);
+        sd_bus_error_free(&error);
+        sd_bus_flush_close_unref(bus);
+        return n;
+}
+
+static int late_attach_body(void *arg) {
+        PthreadCreate libc_create = (PthreadCreate) dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.34");
+        FirstTouch f = { .pages = 250 };
+        uint64_t before;
+        pm_prog_t prog;
+        pthread_t t;
+
+        (void) arg;
+        CHECK(libc_create != NULL);
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
+        CHECK_RC(pm_set_program_mythread(&prog), 0);
+        before = attached_late();
+        CHECK(libc_create(&t, NULL, late_thread, &f) == 0);
+        CHECK(pthread_join(t, NULL) == 0);
+        CHECK_RC(f.rc, 0);
+        CHECK_NEAR(f.d.accu[0], 250, 2);
+        CHECK(attached_late() == before + 1);
+        CHECK_RC(pm_delete_program_mythread(), 0);
+        return 0;
+}
+
+#define BOTH_USERS(name, body)                                                                     \
+        static void name(void **state) {                                                           \
+                (void) state;                                                                      \
+                assert_int_equal(body(NULL), 0);                                                   \
+                assert_int_equal(run_as_nobody(body, NULL), 0);                                    \
+        }
+
+BOTH_USERS(test_s3_threads_inherit_the_program_and_count_their_own, s3_body)
+BOTH_USERS(test_new_thread_counts_from_its_first_instruction, first_instruction_body)
+BOTH_USERS(test_burst_of_64_threads_and_grandchildren_is_exact, burst_body)
+BOTH_USERS(test_forked_child_of_a_member_is_a_member, fork_body)
+BOTH_USERS(test_no_inherit_gives_new_threads_nothing, no_inherit_body)
+BOTH_USERS(test_threads_not_created_by_libpmapi_are_attached_late, late_attach_body)
+
+static int setup(void **state) {
+        (void) state;
+        return bus_fixture_start(&fixture, NULL);
+}
+
+static int teardown(void **state) {
+        (void) state;
+        return bus_fixture_stop(&fixture);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_s3_threads_inherit_the_program_and_count_their_own),
+                cmocka_unit_test(test_new_thread_counts_from_its_first_instruction),
+                cmocka_unit_test(test_burst_of_64_threads_and_grandchildren_is_exact),
+                cmocka_unit_test(test_forked_child_of_a_member_is_a_member),
+                cmocka_unit_test(test_no_inherit_gives_new_threads_nothing),
+                cmocka_unit_test(test_threads_not_created_by_libpmapi_are_attached_late),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

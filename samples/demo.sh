@@ -1,7 +1,8 @@
 #!/bin/sh
 # The main job, from a fresh Debian 12 machine as root: install what is missing, build, start a
 # private system bus and pmapid, count a real workload (scenario S1) as root and as the
-# unprivileged user nobody, and show the live context as an administrator sees it with busctl.
+# unprivileged user nobody, and show the live context as an administrator sees it with busctl;
+# then a counting group whose threads inherit it (scenario S4), and its group object.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -30,6 +31,18 @@ thread=$(busctl --address="$address" tree --list org.pmapi.PerfMon1 | grep /thre
 if [ -n "$thread" ]; then
         echo "-- busctl introspect org.pmapi.PerfMon1 $thread org.pmapi.PerfMon1.Thread"
         busctl --address="$address" introspect org.pmapi.PerfMon1 "$thread" org.pmapi.PerfMon1.Thread
+fi
+wait $sample
+echo
+echo "== S4 as uid 65534 (nobody): a group, 4 threads that inherit it, the group = the sum"
+setpriv --reuid=65534 --regid=65534 --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$address" \
+        LD_LIBRARY_PATH="$LD_LIBRARY_PATH" build/samples/s4-thread-group --threads 4 --pages 1000 --hold-ms 1500 &
+sample=$!
+sleep 0.7
+group=$(busctl --address="$address" tree --list org.pmapi.PerfMon1 | grep /group/ | head -n 1)
+if [ -n "$group" ]; then
+        echo "-- busctl introspect org.pmapi.PerfMon1 $group org.pmapi.PerfMon1.Group"
+        busctl --address="$address" introspect org.pmapi.PerfMon1 "$group" org.pmapi.PerfMon1.Group
 fi
 wait $sample
 echo

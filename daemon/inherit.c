@@ -81,6 +81,12 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
                 *ret_attached = false;
                 return 0;
         }
+        /* A child that changed its uid since must not keep what the kernel would refuse it. */
+        if (caller->euid != parent->owner_uid) {
+                r = manager_counting_verdict(m, caller->euid, &parent->program);
+                if (r < 0)
+                        return r;
+        }
         r = inherit_from(m, parent, pid, tid, pidfd);
         if (r < 0)
                 return log_debug_errno(r, "Thread %d of pid %d did not inherit from thread %d: %m",

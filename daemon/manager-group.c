@@ -26,14 +26,15 @@ static int new_group(Manager *m, pid_t pid, uid_t owner_uid, const Program *prog
         return 0;
 }
 
-static int process_has_context(Manager *m, pid_t pid, pid_t *ret_tid) {
+static bool process_has_context(Manager *m, pid_t pid, pid_t *ret_tid) {
         GHashTableIter it;
         gpointer value;
 
         g_hash_table_iter_init(&it, m->threads);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 Context *c = value;
-                if (c->pid == pid && manager_lookup(m, c->tid) == c) {
+                /* Not manager_lookup(): it may remove a dead context from the table we walk. */
+                if (c->pid == pid && (c->pidfd < 0 || thread_pin_alive(c->pidfd))) {
                         *ret_tid = c->tid;
                         return true;
                 }

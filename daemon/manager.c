@@ -40,8 +40,8 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         fork_watch_free(m->fork_watch);
-        g_hash_table_destroy(m->threads);       /* contexts first: groups point at them */
-        g_hash_table_destroy(m->groups);
+        g_hash_table_destroy(m->groups);        /* groups first: they point at live contexts */
+        g_hash_table_destroy(m->threads);
         g_hash_table_destroy(m->contexts_per_uid);
         caller_cache_free(m->callers);
         event_table_free(m->events);

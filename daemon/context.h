@@ -21,6 +21,7 @@ typedef struct Context {
         ProgramEncoding encoding;
         bool counting;                  /* the thread's own state */
         bool enabled;                   /* the counters run: own state AND the group's */
+        bool attached_late;             /* from a fork record, and its library has not called Inherit */
         struct Group *group;            /* NULL, or the group this thread is a live member of */
         const CounterBackend *backend;
         CounterGroup *counters;

@@ -29,7 +29,7 @@ static Context *creator_passing_on(Manager *m, pid_t pid, pid_t ppid, pid_t ptid
         return parent;
 }
 
-static int inherit_from(Manager *m, Context *parent, pid_t pid, pid_t tid, int pidfd) {
+static int inherit_from(Manager *m, Context *parent, pid_t pid, pid_t tid, int pidfd, Context **ret) {
         int r;
 
         /* The owner's grant is checked again: the policy may have changed since. */
@@ -37,7 +37,7 @@ static int inherit_from(Manager *m, Context *parent, pid_t pid, pid_t tid, int p
         if (r < 0)
                 return r;
         return manager_attach(m, parent->owner_uid, pid, tid, pidfd, &parent->program, parent->group,
-                              parent->counting, NULL);
+                              parent->counting, ret);
 }
 
 static pid_t parent_process_of(pid_t pid) {
@@ -68,10 +68,16 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
                 return r;
         existing = manager_lookup(m, tid);
         if (existing) {
-                /* A fork record was quicker. What it counted so far is the library's own start-up:
-                 * the thread counts from here, as if this call had attached it. */
+                /* A fork record was quicker (it usually is). What it counted so far is the library's
+                 * own start-up: the thread counts from here, as if this call had attached it. */
                 *ret_attached = true;
-                return existing->pid == pid ? context_reset(existing) : 0;
+                if (existing->pid != pid)
+                        return 0;
+                if (existing->attached_late) {
+                        existing->attached_late = false;
+                        m->n_attached_late--;
+                }
+                return context_reset(existing);
         }
         /* A thread names a thread of its own process; a forked child one of its parent's. */
         if (ppid != pid && parent_process_of(pid) != ppid)
@@ -87,7 +93,7 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
                 if (r < 0)
                         return r;
         }
-        r = inherit_from(m, parent, pid, tid, pidfd);
+        r = inherit_from(m, parent, pid, tid, pidfd, NULL);
         if (r < 0)
                 return log_debug_errno(r, "Thread %d of pid %d did not inherit from thread %d: %m",
                                        (int) tid, (int) pid, (int) ptid);
@@ -108,7 +114,7 @@ static uint64_t now_ns(void) {
 static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_ns, void *userdata) {
         _cleanup_close_ int pidfd = -1;
         Manager *m = userdata;
-        Context *parent;
+        Context *parent, *c;
         int r;
 
         if (manager_lookup(m, tid))
@@ -118,7 +124,7 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
                 return;
         r = thread_pin(pid, tid, &pidfd);
         if (r >= 0)
-                r = inherit_from(m, parent, pid, tid, pidfd);
+                r = inherit_from(m, parent, pid, tid, pidfd, &c);
         if (r < 0) {
                 m->n_missed++;
                 log_info("New thread %d of pid %d (created by thread %d) not attached: %s", (int) tid,
@@ -126,6 +132,7 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
                 return;
         }
         TAKE_FD(pidfd);
+        c->attached_late = true;
         m->n_attached_late++;
         log_debug("Thread %d of pid %d attached from its fork record, %.1f us after its creation.",
                   (int) tid, (int) pid, (double) (now_ns() - time_ns) / 1000.0);

@@ -122,7 +122,7 @@ static int on_thread_exit(sd_event_source *s, int fd, uint32_t revents, void *us
         Context *c = userdata;
 
         (void) s, (void) fd, (void) revents;
-        log_info("Thread %d of pid %d exited, context released.", (int) c->tid, (int) c->pid);
+        log_debug("Thread %d of pid %d exited, context released.", (int) c->tid, (int) c->pid);
         context_died(c->manager, c);
         return 0;
 }

@@ -29,15 +29,46 @@ static Context *creator_passing_on(Manager *m, pid_t pid, pid_t ppid, pid_t ptid
         return parent;
 }
 
+/* A process group takes every new thread of its process, whoever created it (AIX §4.3). */
+static Group *process_group_of(Manager *m, pid_t pid) {
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, m->groups);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                Group *g = value;
+                if (g->process && g->pid == pid && program_inherits(&g->program))
+                        return g;
+        }
+        return NULL;
+}
+
+/* What (pid, tid) gets: its creator's state, or else its process group's initial state. */
 static int inherit_from(Manager *m, Context *parent, pid_t pid, pid_t tid, int pidfd, Context **ret) {
+        const Program *program;
+        Group *g;
+        uid_t owner;
+        bool counting;
         int r;
 
+        if (parent) {
+                program = &parent->program;
+                owner = parent->owner_uid;
+                g = parent->group;
+                counting = parent->counting;
+        } else {
+                g = process_group_of(m, pid);
+                if (!g)
+                        return -ENODATA;
+                program = &g->program;
+                owner = g->owner_uid;
+                counting = program_counts_on_start(program);
+        }
         /* The owner's grant is checked again: the policy may have changed since. */
-        r = manager_counting_verdict(m, parent->owner_uid, &parent->program);
+        r = manager_counting_verdict(m, owner, program);
         if (r < 0)
                 return r;
-        return manager_attach(m, parent->owner_uid, pid, tid, pidfd, &parent->program, parent->group,
-                              parent->counting, ret);
+        return manager_attach(m, owner, pid, tid, pidfd, program, g, counting, ret);
 }
 
 static pid_t parent_process_of(pid_t pid) {
@@ -83,12 +114,12 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
         if (ppid != pid && parent_process_of(pid) != ppid)
                 return -ESRCH;
         parent = creator_passing_on(m, pid, ppid, ptid);
-        if (!parent) {
+        if (!parent && (pid != ppid || !process_group_of(m, pid))) {
                 *ret_attached = false;
                 return 0;
         }
         /* A child that changed its uid since must not keep what the kernel would refuse it. */
-        if (caller->euid != parent->owner_uid) {
+        if (parent && caller->euid != parent->owner_uid) {
                 r = manager_counting_verdict(m, caller->euid, &parent->program);
                 if (r < 0)
                         return r;
@@ -98,8 +129,8 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
                 return log_debug_errno(r, "Thread %d of pid %d did not inherit from thread %d: %m",
                                        (int) tid, (int) pid, (int) ptid);
         TAKE_FD(pidfd);
-        log_debug("Thread %d of pid %d inherited the context of thread %d (pid %d).", (int) tid, (int) pid,
-                  (int) ptid, (int) ppid);
+        log_debug("Thread %d of pid %d inherited from thread %d (pid %d).", (int) tid, (int) pid, (int) ptid,
+                  (int) ppid);
         *ret_attached = true;
         return 0;
 }
@@ -120,7 +151,7 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
         if (manager_lookup(m, tid))
                 return;                         /* its library was quicker */
         parent = creator_passing_on(m, pid, ppid, ptid);
-        if (!parent)
+        if (!parent && (pid != ppid || !process_group_of(m, pid)))
                 return;
         r = thread_pin(pid, tid, &pidfd);
         if (r >= 0)

@@ -108,6 +108,11 @@ int method_get_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error
         Group *g;
         int r;
 
+        Manager *manager = userdata;
+
+        /* Threads created outside libpmapi just before this call are members by now. */
+        if (manager->fork_watch)
+                fork_watch_flush(manager->fork_watch);
         r = message_group(m, userdata, error, &c, &g);
         if (r < 0)
                 return r;

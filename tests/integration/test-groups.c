@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,11 +414,19 @@ static int outsider_body(void *arg) {
 }
 
 /* T7: a process group is refused while any thread has a context; then it takes every thread,
- * and threads created later by any of them. */
+ * and threads created later by any of them, even by a thread that left it. */
+static void *has_context(void *p) {
+        pm_prog_t got;
+
+        (void) p;
+        return (void *) (intptr_t) pm_get_program_mythread(&got);
+}
+
 static int process_aux(Aux *a, int n) {
         pm_prog_t prog, got;
         pm_data_t d;
         pthread_t t;
+        void *ret;
 
         switch (n) {
         case 0:
@@ -436,6 +445,10 @@ static int process_aux(Aux *a, int n) {
                 CHECK_RC(pm_get_data_mygroup(&d), 0);
                 CHECK(d.ginfo.flags.b.process == 1);
                 a->d = d;
+                CHECK_RC(pm_delete_program_mythread(), 0);     /* aux leaves; its new thread joins */
+                CHECK(pthread_create(&t, NULL, has_context, NULL) == 0);
+                CHECK(pthread_join(t, &ret) == 0);
+                CHECK((intptr_t) ret == 0);
                 return -1;
         }
 }
@@ -485,6 +498,8 @@ static int process_group_body(void *arg) {
         CHECK(pthread_join(t, NULL) == 0 && !a.failed);
         CHECK(a.d.ginfo.members == n_threads + 1);
         CHECK(a.d.accu[0] >= 300);
+        CHECK_RC(pm_get_data_mygroup(&g), 0);           /* + the last thread, - aux who left */
+        CHECK(g.ginfo.members == n_threads + 1);
         CHECK_RC(pm_delete_program_mygroup(), 0);
         CHECK(wait_for_context_count(0, 2000) == 0);
         return 0;

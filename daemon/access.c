@@ -1,0 +1,112 @@
+/* access.c: see access.h. The order of the checks follows the kernel's __ptrace_may_access() and
+ * Yama's ptrace_access_check(): privilege, then identity, then dumpability, then Yama. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "access.h"
+#include "macro.h"
+
+DEFINE_FREEP(FILE, fclose);
+
+static bool all_equal(const unsigned v[3], unsigned to) {
+        return v[0] == to && v[1] == to && v[2] == to;
+}
+
+AccessVerdict access_check(const Caller *caller, const TargetCreds *t, int yama_scope) {
+        if (caller->euid == 0)
+                return ACCESS_ROOT;
+        /* An attached tracer already passed the kernel's own check. */
+        if (t->tracer > 0 && t->tracer == caller->pid)
+                return ACCESS_TRACER;
+        if (!all_equal(t->uid, t->uid[0]) || !all_equal(t->gid, t->gid[0]))
+                return t->uid[0] == caller->euid || t->uid[1] == caller->euid ? ACCESS_DENIED_SET_ID :
+                                                                                ACCESS_DENIED_OTHER_USER;
+        if (t->uid[0] != caller->euid)
+                return ACCESS_DENIED_OTHER_USER;
+        if (!t->dumpable)
+                return ACCESS_DENIED_NOT_DUMPABLE;
+        if (yama_scope >= 2 || (yama_scope == 1 && !t->caller_is_ancestor))
+                return ACCESS_DENIED_YAMA;
+        return ACCESS_OWNER;
+}
+
+bool access_allowed(AccessVerdict v) {
+        return v == ACCESS_ROOT || v == ACCESS_TRACER || v == ACCESS_OWNER;
+}
+
+const char *access_verdict_reason(AccessVerdict v) {
+        static const char *const reasons[_ACCESS_VERDICT_MAX] = {
+                [ACCESS_ROOT] = "allowed: the caller is root",
+                [ACCESS_TRACER] = "allowed: the caller traces the target",
+                [ACCESS_OWNER] = "allowed: the caller owns the target",
+                [ACCESS_DENIED_OTHER_USER] = "the target belongs to another user; run as that user or as root",
+                [ACCESS_DENIED_SET_ID] = "the target runs a set-id program (its uids or gids differ); only root "
+                                         "may count it",
+                [ACCESS_DENIED_NOT_DUMPABLE] = "the target is not dumpable (prctl PR_SET_DUMPABLE 0 or a "
+                                               "privileged exec); only root or its tracer may count it",
+                [ACCESS_DENIED_YAMA] = "kernel.yama.ptrace_scope forbids it; attach as the target's parent, "
+                                       "as its tracer or as root",
+        };
+        return v >= 0 && v < _ACCESS_VERDICT_MAX ? reasons[v] : "invalid verdict";
+}
+
+static bool is_ancestor(pid_t ancestor, pid_t pid) {
+        for (int depth = 0; pid > 1 && depth < 4096; depth++) {
+                _cleanup_(fclosep) FILE *f = NULL;
+                char path[64], line[256];
+                int ppid = 0;
+
+                (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+                f = fopen(path, "re");
+                if (!f)
+                        return false;
+                while (fgets(line, sizeof(line), f))
+                        if (sscanf(line, "PPid: %d", &ppid) == 1)
+                                break;
+                if (ppid == ancestor)
+                        return true;
+                pid = ppid;
+        }
+        return false;
+}
+
+int target_creds_read(pid_t pid, pid_t tid, pid_t caller_pid, TargetCreds *ret) {
+        _cleanup_(fclosep) FILE *f = NULL;
+        TargetCreds t = {};
+        char path[96], line[256];
+        int found = 0;
+        struct stat st;
+
+        (void) snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int) pid, (int) tid);
+        f = fopen(path, "re");
+        if (!f)
+                return -ESRCH;
+        while (fgets(line, sizeof(line), f)) {
+                if (sscanf(line, "Uid: %u %u %u", &t.uid[0], &t.uid[1], &t.uid[2]) == 3)
+                        found |= 1;
+                else if (sscanf(line, "Gid: %u %u %u", &t.gid[0], &t.gid[1], &t.gid[2]) == 3)
+                        found |= 2;
+                else if (sscanf(line, "TracerPid: %d", &t.tracer) == 1)
+                        found |= 4;
+        }
+        if (found != 7)
+                return -ESRCH;
+        /* The kernel hands a non-dumpable task's /proc files to root (task_dump_owner()); its
+         * directories keep their owner. */
+        if (fstat(fileno(f), &st) < 0)
+                return -ESRCH;
+        t.dumpable = st.st_uid == t.uid[1];
+        t.caller_is_ancestor = is_ancestor(caller_pid, pid);
+        *ret = t;
+        return 0;
+}
+
+int yama_ptrace_scope(void) {
+        _cleanup_(fclosep) FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+        int v;
+
+        if (!f)
+                return 0;
+        return fscanf(f, "%d", &v) == 1 ? v : 3;
+}

@@ -1,0 +1,43 @@
+/* access.h: may a caller see or change another process's thread? The rule (DESIGN.md §8 A5) is the
+ * kernel's own for ptrace attach, so pmapid never opens a door the kernel keeps shut: allowed are
+ * root, the target's tracer, and a caller whose euid is every uid of the target (real, effective,
+ * saved) when the target is dumpable and not running a set-id program, within Yama's ptrace_scope.
+ * access_check() is pure and table-tested; target_creds_read() gathers its inputs from /proc. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "caller.h"
+
+typedef struct TargetCreds {
+        uid_t uid[3];                   /* real, effective, saved */
+        gid_t gid[3];
+        pid_t tracer;                   /* TracerPid: 0 when not traced */
+        bool dumpable;                  /* PR_GET_DUMPABLE == 1, as /proc shows it */
+        bool caller_is_ancestor;        /* for Yama ptrace_scope 1 */
+} TargetCreds;
+
+typedef enum AccessVerdict {
+        ACCESS_ROOT,
+        ACCESS_TRACER,
+        ACCESS_OWNER,
+        ACCESS_DENIED_OTHER_USER,       /* a uid of the target is not the caller's euid */
+        ACCESS_DENIED_SET_ID,           /* the target's uids or gids differ: a set-id program */
+        ACCESS_DENIED_NOT_DUMPABLE,     /* prctl(PR_SET_DUMPABLE, 0), or after a privileged exec */
+        ACCESS_DENIED_YAMA,             /* kernel.yama.ptrace_scope forbids it */
+        _ACCESS_VERDICT_MAX,
+        _ACCESS_VERDICT_INVALID = -EINVAL,
+} AccessVerdict;
+
+AccessVerdict access_check(const Caller *caller, const TargetCreds *t, int yama_scope);
+bool access_allowed(AccessVerdict v);
+/* Why a refusal happened and what the caller can do, for the D-Bus error and the log. */
+const char *access_verdict_reason(AccessVerdict v);
+
+/* The credentials of thread tid of process pid (its /proc/<pid>/task/<tid> entries); -ESRCH if it
+ * is gone. caller_pid is used for the ancestry check. */
+int target_creds_read(pid_t pid, pid_t tid, pid_t caller_pid, TargetCreds *ret);
+/* kernel.yama.ptrace_scope, 0 where Yama is absent; unreadable counts as 3 (no attach). */
+int yama_ptrace_scope(void);

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "bus.h"
@@ -49,10 +50,26 @@ static bool ask_inherit(pid_t parent_pid, pid_t parent_tid) {
         return attached;
 }
 
+/* A new thread's first allocations fault in fresh pages of its malloc arena. Touch them before
+ * asking, so that the library's own calls after the context exists (the reply, a later
+ * pm_stop_mythread) reuse them and do not show up in the thread's page faults. */
+#define ARENA_WARM_UP (48 * 1024)
+
+static void warm_up_arena(void) {
+        void *p = malloc(ARENA_WARM_UP);
+
+        if (p) {
+                memset(p, 0, ARENA_WARM_UP);
+                __asm__ volatile("" : : "r"(p) : "memory");
+                free(p);
+        }
+}
+
 static void *start_inheriting(void *p) {
         StartRoutine s = *(StartRoutine *) p;
 
         free(p);
+        warm_up_arena();
         thread_inherits = ask_inherit(s.parent_pid, s.parent_tid);
         return s.routine(s.arg);
 }

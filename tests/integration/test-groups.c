@@ -131,7 +131,7 @@ static int s5_body(void *arg) {
         CHECK_RC(pm_reset_data_mythread(), 0);
         aux_run_step(&a);
         CHECK(pthread_join(t, NULL) == 0 && !a.failed);
-        CHECK(wait_for_context_count(1, 2000) == 0);    /* aux's exit handled: retained, not live */
+        CHECK(wait_for_context_count(1, 10000) == 0);    /* aux's exit handled: retained, not live */
         CHECK_RC(pm_get_data_mygroup(&g), 0);
         CHECK(check_sum(&g, &a.d, NULL) == 0);
         CHECK(g.ginfo.members == 2);
@@ -199,7 +199,7 @@ static int leave_and_death_body(void *arg) {
         CHECK(aux_start(&b, &t, die_aux) == 0);   /* T2: b dies a member */
         aux_run_step(&b);
         CHECK(pthread_join(t, NULL) == 0 && !b.failed);
-        CHECK(wait_for_context_count(1, 2000) == 0);
+        CHECK(wait_for_context_count(1, 10000) == 0);
         CHECK_RC(pm_get_data_mygroup(&g3), 0);
         CHECK(check_sum(&g3, &m, &b.d) == 0);
         CHECK(g3.ginfo.members == 2 && g3.ginfo.flags.b.consistent == 1);
@@ -319,7 +319,7 @@ static int group_delete_body(void *arg) {
         CHECK_RC(pm_get_data_mythread(&d), PM_ENOCONTEXT);
         aux_run_step(&a);
         CHECK(pthread_join(t, NULL) == 0 && !a.failed);
-        CHECK(wait_for_context_count(0, 2000) == 0);
+        CHECK(wait_for_context_count(0, 10000) == 0);
         return 0;
 }
 
@@ -501,7 +501,7 @@ static int process_group_body(void *arg) {
         CHECK_RC(pm_get_data_mygroup(&g), 0);           /* + the last thread, - aux who left */
         CHECK(g.ginfo.members == n_threads + 1);
         CHECK_RC(pm_delete_program_mygroup(), 0);
-        CHECK(wait_for_context_count(0, 2000) == 0);
+        CHECK(wait_for_context_count(0, 10000) == 0);
         return 0;
 }
 

@@ -233,7 +233,7 @@ static int fork_body(void *arg) {
         /* Copy-on-write faults on pages shared with the parent count too. */
         CHECK(child.accu[0] >= 400 && child.accu[0] <= 450);
         CHECK_RC(pm_get_data_mythread(&d), 0);
-        CHECK(wait_for_context_count(1, 2000) == 0);
+        CHECK(wait_for_context_count(1, 10000) == 0);
         CHECK_RC(pm_get_data_mygroup(&g), 0);
         CHECK(g.accu[0] == d.accu[0] + child.accu[0] && g.accu[1] == d.accu[1] + child.accu[1]);
         CHECK(g.ginfo.members == 2);

@@ -3,6 +3,7 @@
  * with what the daemon reports. */
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "accounting.h"
@@ -67,6 +68,36 @@ int context_apply_state(Context *c) {
         return 0;
 }
 
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+void context_record_counting(Context *c, bool old_counting) {
+        if (old_counting == c->counting)
+                return;
+        c->history[c->next_history] = (StateChange) { now_ns(), c->counting };
+        c->next_history = (c->next_history + 1) % CONTEXT_STATE_HISTORY;
+        if (c->n_history < CONTEXT_STATE_HISTORY)
+                c->n_history++;
+}
+
+bool context_counting_at(const Context *c, uint64_t t) {
+        const StateChange *oldest = NULL;
+
+        for (size_t k = 1; k <= c->n_history; k++) {
+                const StateChange *h = &c->history[(c->next_history + CONTEXT_STATE_HISTORY - k) %
+                                                   CONTEXT_STATE_HISTORY];
+                if (h->time_ns <= t)
+                        return h->counting;
+                oldest = h;
+        }
+        /* Older than every recorded change: the state before the oldest (changes alternate). */
+        return oldest ? !oldest->counting : c->counting;
+}
+
 static int context_set_counting(Context *c, bool on) {
         bool old = c->counting;
         int r;
@@ -75,6 +106,8 @@ static int context_set_counting(Context *c, bool on) {
         r = context_apply_state(c);
         if (r < 0)
                 c->counting = old;
+        else
+                context_record_counting(c, old);
         return r;
 }
 

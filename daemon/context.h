@@ -12,6 +12,15 @@
 struct Manager;
 struct Group;
 
+/* The last changes of a thread's own counting state, so that a thread created at time T inherits
+ * the state its creator had at T, even when the creator's next call was handled first. */
+#define CONTEXT_STATE_HISTORY 8
+
+typedef struct StateChange {
+        uint64_t time_ns;               /* CLOCK_MONOTONIC */
+        bool counting;                  /* the state from then on */
+} StateChange;
+
 typedef struct Context {
         struct Manager *manager;        /* set by the manager that owns it */
         pid_t pid;
@@ -22,6 +31,8 @@ typedef struct Context {
         bool counting;                  /* the thread's own state */
         bool enabled;                   /* the counters run: own state AND the group's */
         bool attached_late;             /* from a fork record, and its library has not called Inherit */
+        StateChange history[CONTEXT_STATE_HISTORY];     /* a ring, newest at next - 1 */
+        size_t n_history, next_history;
         struct Group *group;            /* NULL, or the group this thread is a live member of */
         const CounterBackend *backend;
         CounterGroup *counters;
@@ -39,6 +50,10 @@ int context_stop(Context *c);           /* idempotent */
 /* Brings the counters in line with the thread's and its group's states (after a group change). */
 int context_apply_state(Context *c);
 int context_reset(Context *c);
+/* Records a change of c->counting made outside context_start/stop (group start/stop). */
+void context_record_counting(Context *c, bool old_counting);
+/* The thread's own counting state at CLOCK_MONOTONIC time t (the state now if t is in the future). */
+bool context_counting_at(const Context *c, uint64_t t);
 int context_read(Context *c, int64_t accu[MAX_COUNTERS]);
 /* The program as get_program reports it: the count bit is the current state. */
 Program context_get_program(const Context *c);

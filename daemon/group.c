@@ -89,14 +89,20 @@ static int apply_all(Group *g) {
 }
 
 int group_start(Group *g, Context *caller) {
+        bool old = caller->counting;
+
         g->counting = true;
         caller->counting = true;
+        context_record_counting(caller, old);
         return apply_all(g);
 }
 
 int group_stop(Group *g, Context *caller) {
+        bool old = caller->counting;
+
         g->counting = false;
         caller->counting = false;
+        context_record_counting(caller, old);
         return apply_all(g);
 }
 

@@ -44,7 +44,8 @@ static Group *process_group_of(Manager *m, pid_t pid) {
 }
 
 /* What (pid, tid) gets: its creator's state, or else its process group's initial state. */
-static int inherit_from(Manager *m, Context *parent, pid_t pid, pid_t tid, int pidfd, Context **ret) {
+static int inherit_from(Manager *m, Context *parent, pid_t pid, pid_t tid, int pidfd, uint64_t created_ns,
+                        Context **ret) {
         const Program *program;
         Group *g;
         uid_t owner;
@@ -55,7 +56,7 @@ static int inherit_from(Manager *m, Context *parent, pid_t pid, pid_t tid, int p
                 program = &parent->program;
                 owner = parent->owner_uid;
                 g = parent->group;
-                counting = parent->counting;
+                counting = context_counting_at(parent, created_ns);
         } else {
                 g = process_group_of(m, pid);
                 if (!g)
@@ -87,7 +88,7 @@ static pid_t parent_process_of(pid_t pid) {
 }
 
 int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_t ppid, pid_t ptid,
-                    bool *ret_attached) {
+                    uint64_t created_ns, bool *ret_attached) {
         _cleanup_close_ int pidfd = -1;
         Context *parent, *existing;
         int r;
@@ -124,7 +125,7 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
                 if (r < 0)
                         return r;
         }
-        r = inherit_from(m, parent, pid, tid, pidfd, NULL);
+        r = inherit_from(m, parent, pid, tid, pidfd, created_ns, NULL);
         if (r < 0)
                 return log_debug_errno(r, "Thread %d of pid %d did not inherit from thread %d: %m",
                                        (int) tid, (int) pid, (int) ptid);
@@ -155,7 +156,7 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
                 return;
         r = thread_pin(pid, tid, &pidfd);
         if (r >= 0)
-                r = inherit_from(m, parent, pid, tid, pidfd, &c);
+                r = inherit_from(m, parent, pid, tid, pidfd, time_ns, &c);
         if (r < 0) {
                 m->n_missed++;
                 log_info("New thread %d of pid %d (created by thread %d) not attached: %s", (int) tid,

@@ -218,6 +218,7 @@ static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
 static int method_inherit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Manager *manager = userdata;
         int32_t ppid, ptid;
+        uint64_t created_ns;
         bool attached = false;
         Caller caller;
         pid_t pid, tid;
@@ -226,10 +227,10 @@ static int method_inherit(sd_bus_message *m, void *userdata, sd_bus_error *error
         r = manager_bus_read_target(m, manager, &caller, &pid, &tid);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(m, "ii", &ppid, &ptid);
+        r = sd_bus_message_read(m, "iit", &ppid, &ptid, &created_ns);
         if (r < 0)
                 return r;
-        r = manager_inherit(manager, &caller, pid, tid, ppid, ptid, &attached);
+        r = manager_inherit(manager, &caller, pid, tid, ppid, ptid, created_ns, &attached);
         if (r < 0)
                 return bus_error_thread(error, r, pid, tid);
         return sd_bus_reply_method_return(m, "b", (int) attached);
@@ -313,7 +314,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_RESULT("ax", data, "t", timestamp_ns, "i", members, "u", flags),
                                 method_get_group_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Inherit",
-                                SD_BUS_ARGS("i", pid, "i", tid, "i", parent_pid, "i", parent_tid),
+                                SD_BUS_ARGS("i", pid, "i", tid, "i", parent_pid, "i", parent_tid,
+                                            "t", created_ns),
                                 SD_BUS_RESULT("b", attached),
                                 method_inherit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END

@@ -61,10 +61,11 @@ void manager_delete_group(Manager *m, Group *g);
 Group *manager_find_group(Manager *m, unsigned id);
 
 /* Inheritance (inherit.c). The calling thread (pid, tid) was created by thread ptid of process
- * ppid (pid itself, or pid's parent after fork); it gets the creator's PM state if the creator has
- * a context that passes it on. *ret_attached says whether (pid, tid) now has a context. */
+ * ppid (pid itself, or pid's parent after fork) at CLOCK_MONOTONIC time created_ns; it gets the
+ * PM state the creator had then, if the creator has a context that passes it on. *ret_attached
+ * says whether (pid, tid) now has a context. */
 int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_t ppid, pid_t ptid,
-                    bool *ret_attached);
+                    uint64_t created_ns, bool *ret_attached);
 
 /* For manager*.c and inherit.c only. */
 Context *manager_lookup(Manager *m, pid_t tid);

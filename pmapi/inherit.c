@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bus.h"
@@ -27,7 +28,15 @@ typedef struct StartRoutine {
         void *(*routine)(void *);
         void *arg;
         pid_t parent_pid, parent_tid;
+        uint64_t created_ns;            /* just before the clone: the creator's state then counts */
 } StartRoutine;
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
 
 void inherit_note_thread(bool inherits) {
         thread_inherits = inherits;
@@ -39,11 +48,11 @@ void inherit_note_process(bool inherits) {
 
 /* Returns whether pmapid attached the calling thread; errors leave it without a context, as a
  * thread created outside libpmapi would be until pmapid reads its fork record. */
-static bool ask_inherit(pid_t parent_pid, pid_t parent_tid) {
+static bool ask_inherit(pid_t parent_pid, pid_t parent_tid, uint64_t created_ns) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int attached = 0;
 
-        if (bus_call_self("Inherit", &reply, "ii", (int32_t) parent_pid, (int32_t) parent_tid) != 0)
+        if (bus_call_self("Inherit", &reply, "iit", (int32_t) parent_pid, (int32_t) parent_tid, created_ns) != 0)
                 return false;
         if (sd_bus_message_read(reply, "b", &attached) < 0)
                 return false;
@@ -70,7 +79,7 @@ static void *start_inheriting(void *p) {
 
         free(p);
         warm_up_arena();
-        thread_inherits = ask_inherit(s.parent_pid, s.parent_tid);
+        thread_inherits = ask_inherit(s.parent_pid, s.parent_tid, s.created_ns);
         return s.routine(s.arg);
 }
 
@@ -108,7 +117,7 @@ _public_ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void 
         s = malloc(sizeof(*s));
         if (!s)
                 return EAGAIN;
-        *s = (StartRoutine) { routine, arg, getpid(), gettid() };
+        *s = (StartRoutine) { routine, arg, getpid(), gettid(), now_ns() };
         r = real(thread, attr, start_inheriting, s);
         if (r != 0)
                 free(s);
@@ -118,6 +127,7 @@ _public_ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void 
 _public_ pid_t fork(void) {
         Fork real = real_fork();
         pid_t parent_tid = gettid(), pid;
+        uint64_t created_ns = now_ns();
 
         if (!real) {
                 errno = ENOSYS;
@@ -128,7 +138,7 @@ _public_ pid_t fork(void) {
                 /* A process group stays in its process; a descendant group and a thread context
                  * follow into the child. */
                 __atomic_store_n(&process_inherits, false, __ATOMIC_RELAXED);
-                thread_inherits = thread_inherits && ask_inherit(getppid(), parent_tid);
+                thread_inherits = thread_inherits && ask_inherit(getppid(), parent_tid, created_ns);
         }
         return pid;
 }

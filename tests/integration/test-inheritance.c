@@ -316,7 +316,7 @@ static int late_attach_body(void *arg) {
         CHECK(libc_create(&t, NULL, late_thread, &f) == 0);
         CHECK(pthread_join(t, NULL) == 0);
         CHECK_RC(f.rc, 0);
-        CHECK_NEAR(f.d.accu[0], 250, 2);
+        CHECK_NEAR(f.d.accu[0], 252, 4);          /* + what sd-bus allocates in a thread libpmapi did not warm */
         CHECK(attached_late() == before + 1);
         CHECK_RC(pm_delete_program_mythread(), 0);
         return 0;

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <time.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -91,6 +92,51 @@ static int64_t read_one(Context *c, int counter) {
 
         read_counters(c, accu);
         return accu[counter];
+}
+
+static uint64_t mono_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+static void pause_a_little(void) {
+        nanosleep(&(struct timespec) { .tv_nsec = 200 * 1000 }, NULL);
+}
+
+/* A thread created at T inherits the state its creator had at T, even if the creator's next
+ * calls were handled first; older than the history: the state before its oldest change. */
+static void test_counting_at_reports_the_state_at_a_past_time(void **state) {
+        Program p = program_with(PM_USER);
+        uint64_t t_off, t_on, t_off_again;
+        Context *c;
+
+        p.events[0] = 2;
+        c = new_context(state, &p);
+        t_off = mono_ns();
+        assert_false(context_counting_at(c, t_off));
+        pause_a_little();
+        assert_int_equal(context_start(c), 0);
+        pause_a_little();
+        t_on = mono_ns();
+        pause_a_little();
+        assert_int_equal(context_stop(c), 0);
+        assert_int_equal(context_stop(c), 0);           /* no change, no record */
+        pause_a_little();
+        t_off_again = mono_ns();
+        assert_false(context_counting_at(c, t_off));
+        assert_true(context_counting_at(c, t_on));
+        assert_false(context_counting_at(c, t_off_again));
+        assert_false(context_counting_at(c, UINT64_MAX));
+        for (int i = 0; i < CONTEXT_STATE_HISTORY + 3; i++) {  /* overflow the history */
+                assert_int_equal(context_start(c), 0);
+                assert_int_equal(context_stop(c), 0);
+        }
+        assert_false(context_counting_at(c, 0));        /* before all: before the oldest kept change */
+        assert_int_equal(context_start(c), 0);
+        assert_true(context_counting_at(c, UINT64_MAX));
+        context_free(c);
 }
 
 static void test_new_without_count_bit_does_not_count(void **state) {
@@ -380,6 +426,7 @@ static void test_pidfd_is_taken_on_success_only(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_counting_at_reports_the_state_at_a_past_time),
                 cmocka_unit_test(test_new_without_count_bit_does_not_count),
                 cmocka_unit_test(test_new_with_count_bit_counts_at_once),
                 cmocka_unit_test(test_start_counts_and_stop_freezes),

@@ -29,6 +29,9 @@
 #include "counter.h"
 #include "event-table.h"
 #include "group.h"
+
+/* Created now: inherit the creator's current state. */
+#define NOW UINT64_MAX
 #include "macro.h"
 #include "manager.h"
 #include "perf-syscall.h"
@@ -260,7 +263,7 @@ static bool inherit(Fixture *f, pid_t tid, pid_t ptid) {
         bool attached = false;
 
         assert_int_equal(manager_inherit(f->m, &f->caller, f->caller.pid, tid, f->caller.pid, ptid,
-                                         &attached), 0);
+                                         NOW, &attached), 0);
         return attached;
 }
 
@@ -418,7 +421,7 @@ static void test_no_inherit_creator_passes_nothing_on(void **state) {
         set_group(f, gettid(), PM_USER | PM_COUNT | PM_NO_INHERIT);
         g = group_of(f, gettid());
         assert_int_equal(manager_inherit(f->m, &f->caller, f->caller.pid, w->tid, f->caller.pid, gettid(),
-                                         &attached), 0);
+                                         NOW, &attached), 0);
         assert_false(attached);
         assert_int_equal(manager_n_contexts(f->m), 1);
         assert_int_equal(g->n_members, 1);
@@ -433,7 +436,7 @@ static void test_creator_without_context_passes_nothing_on(void **state) {
 
         set_group(f, gettid(), PM_USER | PM_COUNT);
         assert_int_equal(manager_inherit(f->m, &f->caller, f->caller.pid, w->tid, f->caller.pid,
-                                         creator->tid, &attached), 0);
+                                         creator->tid, NOW, &attached), 0);
         assert_false(attached);
         assert_int_equal(manager_n_contexts(f->m), 1);
 }
@@ -448,7 +451,7 @@ static void test_child_process_joins_a_descendant_group(void **state) {
 
         set_group(f, gettid(), PM_USER | PM_COUNT);
         g = group_of(f, gettid());
-        assert_int_equal(manager_inherit(f->m, &child_caller, child, child, getpid(), gettid(), &attached),
+        assert_int_equal(manager_inherit(f->m, &child_caller, child, child, getpid(), gettid(), NOW, &attached),
                          0);
         assert_true(attached);
         assert_int_equal(g->n_members, 2);
@@ -472,7 +475,7 @@ static void test_child_process_does_not_join_a_process_group(void **state) {
         g = group_of(f, gettid());
         assert_true(g->process);
         assert_int_equal(g->n_members, n_tasks);
-        assert_int_equal(manager_inherit(f->m, &child_caller, child, child, getpid(), gettid(), &attached),
+        assert_int_equal(manager_inherit(f->m, &child_caller, child, child, getpid(), gettid(), NOW, &attached),
                          0);
         assert_false(attached);
         assert_null(manager_lookup(f->m, child));
@@ -681,7 +684,7 @@ static void test_free_with_live_group_touches_no_freed_context(void **state) {
 
                 assert_int_equal(manager_set_group_program(m, &f->caller, f->caller.pid, gettid(), &p), 0);
                 assert_int_equal(manager_inherit(m, &f->caller, f->caller.pid, w->tid, f->caller.pid,
-                                                 gettid(), &attached), 0);
+                                                 gettid(), NOW, &attached), 0);
                 assert_true(attached);
         }
         assert_null(manager_free(m));

@@ -53,20 +53,9 @@ const char *access_verdict_reason(AccessVerdict v) {
 
 static bool is_ancestor(pid_t ancestor, pid_t pid) {
         for (int depth = 0; pid > 1 && depth < 4096; depth++) {
-                _cleanup_(fclosep) FILE *f = NULL;
-                char path[64], line[256];
-                int ppid = 0;
-
-                (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-                f = fopen(path, "re");
-                if (!f)
-                        return false;
-                while (fgets(line, sizeof(line), f))
-                        if (sscanf(line, "PPid: %d", &ppid) == 1)
-                                break;
-                if (ppid == ancestor)
+                pid = proc_parent_pid(pid);
+                if (pid == ancestor)
                         return true;
-                pid = ppid;
         }
         return false;
 }

@@ -71,3 +71,19 @@ CountVerdict caller_may_count(uid_t euid, int paranoid, bool wants_kernel, bool 
                 return COUNT_ALLOWED;
         return COUNT_KERNEL_DENIED;
 }
+
+pid_t proc_parent_pid(pid_t pid) {
+        char path[64], line[256];
+        int ppid = -1;
+        FILE *f;
+
+        (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "PPid: %d", &ppid) == 1)
+                        break;
+        fclose(f);
+        return ppid;
+}

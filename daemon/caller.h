@@ -20,6 +20,8 @@ int caller_from_message(sd_bus_message *m, Caller *ret);
  * acting, since a tid may be reused between the two looks. */
 int thread_pin(pid_t pid, pid_t tid, int *ret_pidfd);
 bool thread_pin_alive(int pidfd);
+/* The PPid of process pid from /proc, or -1 if it is gone. */
+pid_t proc_parent_pid(pid_t pid);
 
 /* /proc/sys/kernel/perf_event_paranoid; an unreadable value counts as the most restrictive. */
 int perf_event_paranoid(void);

@@ -3,10 +3,10 @@
  * with what the daemon reports. */
 #include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "accounting.h"
+#include "clock.h"
 #include "context.h"
 #include "group.h"
 #include "macro.h"
@@ -68,17 +68,10 @@ int context_apply_state(Context *c) {
         return 0;
 }
 
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 void context_record_counting(Context *c, bool old_counting) {
         if (old_counting == c->counting)
                 return;
-        c->history[c->next_history] = (StateChange) { now_ns(), c->counting };
+        c->history[c->next_history] = (StateChange) { now_monotonic_ns(), c->counting };
         c->next_history = (c->next_history + 1) % CONTEXT_STATE_HISTORY;
         if (c->n_history < CONTEXT_STATE_HISTORY)
                 c->n_history++;
@@ -135,8 +128,5 @@ int context_read(Context *c, int64_t accu[MAX_COUNTERS]) {
 }
 
 Program context_get_program(const Context *c) {
-        Program p = c->program;
-
-        p.mode = c->counting ? (p.mode | PM_COUNT) : (p.mode & ~(uint32_t) PM_COUNT);
-        return p;
+        return program_with_count(&c->program, c->counting);
 }

@@ -156,9 +156,8 @@ int group_read(Group *g, AcctVector ret) {
 }
 
 Program group_get_program(const Group *g) {
-        Program p = g->program;
+        Program p = program_with_count(&g->program, g->counting);
 
-        p.mode = g->counting ? (p.mode | PM_COUNT) : (p.mode & ~(uint32_t) PM_COUNT);
         p.mode = g->process ? (p.mode | PM_PROCESS) : (p.mode & ~(uint32_t) PM_PROCESS);
         return p;
 }

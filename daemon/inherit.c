@@ -7,27 +7,20 @@
  *   soon as the record is read, so their first microseconds go uncounted (README, "Inheritance").
  * Whichever comes first attaches; the other finds the context there. */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
 
-DEFINE_FREEP(FILE, fclose);
-
-/* The creator's context, if it passes its state on to (pid, tid). A process group covers one
- * process: a child process of a member does not join it. */
-static Context *creator_passing_on(Manager *m, pid_t pid, pid_t ppid, pid_t ptid) {
-        Context *parent = manager_lookup(m, ptid);
-
-        if (!parent || parent->pid != ppid || !program_inherits(&parent->program))
-                return NULL;
-        if (parent->group && parent->group->process && pid != ppid)
-                return NULL;
-        return parent;
-}
+/* What a new task inherits: the creator's program, owner, group and its own state at creation. */
+typedef struct Inheritance {
+        const Program *program;
+        uid_t owner_uid;
+        Group *group;
+        bool counting;
+} Inheritance;
 
 /* A process group takes every new thread of its process, whoever created it (AIX §4.3). */
 static Group *process_group_of(Manager *m, pid_t pid) {
@@ -43,54 +36,43 @@ static Group *process_group_of(Manager *m, pid_t pid) {
         return NULL;
 }
 
-/* What (pid, tid) gets: its creator's state, or else its process group's initial state. */
-static int inherit_from(Manager *m, Context *parent, pid_t pid, pid_t tid, int pidfd, uint64_t created_ns,
-                        Context **ret) {
-        const Program *program;
+/* What (pid, ...) created by thread ptid of ppid at created_ns gets, or -ENODATA for nothing: the
+ * creator's state if its context passes it on, else its process's process group, if any. A
+ * process group covers one process: a child process of a member does not join it. */
+static int inheritance_for(Manager *m, pid_t pid, pid_t ppid, pid_t ptid, uint64_t created_ns,
+                           Inheritance *ret) {
+        Context *parent = manager_lookup(m, ptid);
         Group *g;
-        uid_t owner;
-        bool counting;
-        int r;
 
-        if (parent) {
-                program = &parent->program;
-                owner = parent->owner_uid;
-                g = parent->group;
-                counting = context_counting_at(parent, created_ns);
-        } else {
-                g = process_group_of(m, pid);
-                if (!g)
-                        return -ENODATA;
-                program = &g->program;
-                owner = g->owner_uid;
-                counting = program_counts_on_start(program);
+        if (parent && parent->pid == ppid && program_inherits(&parent->program) &&
+            !(parent->group && parent->group->process && pid != ppid)) {
+                *ret = (Inheritance) { &parent->program, parent->owner_uid, parent->group,
+                                       context_counting_at(parent, created_ns) };
+                return 0;
         }
-        /* The owner's grant is checked again: the policy may have changed since. */
-        r = manager_counting_verdict(m, owner, program);
-        if (r < 0)
-                return r;
-        return manager_attach(m, owner, pid, tid, pidfd, program, g, counting, ret);
+        g = pid == ppid ? process_group_of(m, pid) : NULL;
+        if (!g)
+                return -ENODATA;
+        *ret = (Inheritance) { &g->program, g->owner_uid, g, program_counts_on_start(&g->program) };
+        return 0;
 }
 
-static pid_t parent_process_of(pid_t pid) {
-        _cleanup_(fclosep) FILE *f = NULL;
-        char path[64], line[256];
-        int ppid;
+static int attach_inheritance(Manager *m, const Inheritance *in, pid_t pid, pid_t tid, int pidfd,
+                              Context **ret) {
+        int r;
 
-        (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-        f = fopen(path, "re");
-        if (!f)
-                return -1;
-        while (fgets(line, sizeof(line), f))
-                if (sscanf(line, "PPid: %d", &ppid) == 1)
-                        return ppid;
-        return -1;
+        /* The owner's grant is checked again: the policy may have changed since. */
+        r = manager_counting_verdict(m, in->owner_uid, in->program);
+        if (r < 0)
+                return r;
+        return manager_attach(m, in->owner_uid, pid, tid, pidfd, in->program, in->group, in->counting, ret);
 }
 
 int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_t ppid, pid_t ptid,
                     uint64_t created_ns, bool *ret_attached) {
         _cleanup_close_ int pidfd = -1;
-        Context *parent, *existing;
+        Inheritance in;
+        Context *existing;
         int r;
 
         if (pid != caller->pid)
@@ -112,20 +94,19 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
                 return context_reset(existing);
         }
         /* A thread names a thread of its own process; a forked child one of its parent's. */
-        if (ppid != pid && parent_process_of(pid) != ppid)
+        if (ppid != pid && proc_parent_pid(pid) != ppid)
                 return -ESRCH;
-        parent = creator_passing_on(m, pid, ppid, ptid);
-        if (!parent && (pid != ppid || !process_group_of(m, pid))) {
+        if (inheritance_for(m, pid, ppid, ptid, created_ns, &in) < 0) {
                 *ret_attached = false;
                 return 0;
         }
         /* A child that changed its uid since must not keep what the kernel would refuse it. */
-        if (parent && caller->euid != parent->owner_uid) {
-                r = manager_counting_verdict(m, caller->euid, &parent->program);
+        if (caller->euid != in.owner_uid) {
+                r = manager_counting_verdict(m, caller->euid, in.program);
                 if (r < 0)
                         return r;
         }
-        r = inherit_from(m, parent, pid, tid, pidfd, created_ns, NULL);
+        r = attach_inheritance(m, &in, pid, tid, pidfd, NULL);
         if (r < 0)
                 return log_debug_errno(r, "Thread %d of pid %d did not inherit from thread %d: %m",
                                        (int) tid, (int) pid, (int) ptid);
@@ -136,27 +117,20 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
         return 0;
 }
 
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_ns, void *userdata) {
         _cleanup_close_ int pidfd = -1;
         Manager *m = userdata;
-        Context *parent, *c;
+        Inheritance in;
+        Context *c;
         int r;
 
         if (manager_lookup(m, tid))
                 return;                         /* its library was quicker */
-        parent = creator_passing_on(m, pid, ppid, ptid);
-        if (!parent && (pid != ppid || !process_group_of(m, pid)))
+        if (inheritance_for(m, pid, ppid, ptid, time_ns, &in) < 0)
                 return;
         r = thread_pin(pid, tid, &pidfd);
         if (r >= 0)
-                r = inherit_from(m, parent, pid, tid, pidfd, time_ns, &c);
+                r = attach_inheritance(m, &in, pid, tid, pidfd, &c);
         if (r < 0) {
                 m->n_missed++;
                 log_info("New thread %d of pid %d (created by thread %d) not attached: %s", (int) tid,
@@ -167,7 +141,7 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
         c->attached_late = true;
         m->n_attached_late++;
         log_debug("Thread %d of pid %d attached from its fork record, %.1f us after its creation.",
-                  (int) tid, (int) pid, (double) (now_ns() - time_ns) / 1000.0);
+                  (int) tid, (int) pid, (double) (now_monotonic_ns() - time_ns) / 1000.0);
 }
 
 int manager_watch_forks(Manager *m) {

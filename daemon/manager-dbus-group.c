@@ -2,6 +2,7 @@
  * the caller and acts on that thread's group, with that thread as the "calling thread" of AIX's
  * rules (DESIGN.md §4, §8 A1-A4). */
 #include "bus-errors.h"
+#include "clock.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-dbus.h"
@@ -125,7 +126,7 @@ int method_get_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error
         r = sd_bus_message_append_array(reply, 'x', accu, sizeof(accu));
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(reply, "tiu", manager_bus_now_ns(), (int32_t) g->n_members,
+        r = sd_bus_message_append(reply, "tiu", now_monotonic_ns(), (int32_t) g->n_members,
                                   (uint32_t) group_info_flags(g));
         if (r < 0)
                 return r;

@@ -1,10 +1,9 @@
 /* manager-dbus.c: the Manager interface. Each handler reads its arguments, identifies the caller
  * from the bus, calls one core function and replies; errors become named D-Bus errors in
  * bus-errors.c. Nothing here blocks. */
-#include <time.h>
-
 #include "bus-errors.h"
 #include "bus-names.h"
+#include "clock.h"
 #include "context-dbus.h"
 #include "group-dbus.h"
 #include "log.h"
@@ -184,13 +183,6 @@ static int method_reset_data(sd_bus_message *m, void *userdata, sd_bus_error *er
         return r < 0 ? r : context_op_reply(m, c, context_reset(c), error);
 }
 
-uint64_t manager_bus_now_ns(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int64_t accu[MAX_COUNTERS];
@@ -209,7 +201,7 @@ static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
         r = sd_bus_message_append_array(reply, 'x', accu, sizeof(accu));
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(reply, "t", manager_bus_now_ns());
+        r = sd_bus_message_append(reply, "t", now_monotonic_ns());
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);

@@ -12,7 +12,6 @@ int manager_bus_read_target(sd_bus_message *m, Manager *manager, Caller *ret_cal
 /* Reads the (mode, events) arguments; a malformed array sets error. */
 int manager_bus_read_program(sd_bus_message *m, sd_bus_error *error, Program *ret);
 int manager_bus_reply_program(sd_bus_message *m, const Program *p);
-uint64_t manager_bus_now_ns(void);
 
 /* The group scope (manager-dbus-group.c). */
 int method_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error);

@@ -59,6 +59,13 @@ bool program_counts_on_start(const Program *p) {
         return p->mode & PM_COUNT;
 }
 
+Program program_with_count(const Program *p, bool counting) {
+        Program r = *p;
+
+        r.mode = counting ? (r.mode | PM_COUNT) : (r.mode & ~(uint32_t) PM_COUNT);
+        return r;
+}
+
 bool program_owner_may_count_kernel(const Program *p, const EventTable *t) {
         for (int c = 0; c < MAX_COUNTERS; c++) {
                 const Event *e;

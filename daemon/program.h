@@ -45,6 +45,8 @@ ProgramError program_check_group(const Program *p, const EventTable *t, int *ret
 bool program_inherits(const Program *p);
 bool program_counts_kernel(const Program *p);
 bool program_counts_on_start(const Program *p);
+/* p with its count bit set to a current state, as get_program reports it. */
+Program program_with_count(const Program *p, bool counting);
 /* Whether every event of a checked program is one the owner may count in kernel mode. */
 bool program_owner_may_count_kernel(const Program *p, const EventTable *t);
 /* Perf attributes for a checked program: one group, leader first and disabled. */

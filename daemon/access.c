@@ -1,5 +1,6 @@
 /* access.c: see access.h. The order of the checks follows the kernel's __ptrace_may_access() and
- * Yama's ptrace_access_check(): privilege, then identity, then dumpability, then Yama. */
+ * Yama's ptrace_access_check(): same thread group, privilege, then identity, then dumpability, then
+ * Yama. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,13 @@ static bool all_equal(const unsigned v[3], unsigned to) {
 }
 
 AccessVerdict access_check(const Caller *caller, const TargetCreds *t, int yama_scope) {
+        /* The kernel lets every thread of a process at the others (same thread group). */
+        if (t->same_process)
+                return ACCESS_SELF;
+        /* Counting pmapid would count its own bus work and let a process group of it hold the
+         * daemon's threads: refused even to root, who has perf(1) for that. */
+        if (t->is_daemon)
+                return ACCESS_DENIED_DAEMON;
         if (caller->euid == 0)
                 return ACCESS_ROOT;
         /* An attached tracer already passed the kernel's own check. */
@@ -24,6 +32,8 @@ AccessVerdict access_check(const Caller *caller, const TargetCreds *t, int yama_
                                                                                 ACCESS_DENIED_OTHER_USER;
         if (t->uid[0] != caller->euid)
                 return ACCESS_DENIED_OTHER_USER;
+        if (t->gid[0] != caller->egid)
+                return ACCESS_DENIED_OTHER_GROUP;
         if (!t->dumpable)
                 return ACCESS_DENIED_NOT_DUMPABLE;
         if (yama_scope >= 2 || (yama_scope == 1 && !t->caller_is_ancestor))
@@ -32,21 +42,27 @@ AccessVerdict access_check(const Caller *caller, const TargetCreds *t, int yama_
 }
 
 bool access_allowed(AccessVerdict v) {
-        return v == ACCESS_ROOT || v == ACCESS_TRACER || v == ACCESS_OWNER;
+        return v == ACCESS_SELF || v == ACCESS_ROOT || v == ACCESS_TRACER || v == ACCESS_OWNER;
 }
 
 const char *access_verdict_reason(AccessVerdict v) {
         static const char *const reasons[_ACCESS_VERDICT_MAX] = {
+                [ACCESS_SELF] = "allowed: a thread of the caller's own process",
                 [ACCESS_ROOT] = "allowed: the caller is root",
                 [ACCESS_TRACER] = "allowed: the caller traces the target",
                 [ACCESS_OWNER] = "allowed: the caller owns the target",
-                [ACCESS_DENIED_OTHER_USER] = "the target belongs to another user; run as that user or as root",
+                [ACCESS_DENIED_OTHER_USER] = "the target belongs to another user; run as that user or as root, "
+                                             "or trace it",
+                [ACCESS_DENIED_OTHER_GROUP] = "the target runs with another group id than the caller's; run "
+                                              "with that group or as root, or trace it",
                 [ACCESS_DENIED_SET_ID] = "the target runs a set-id program (its uids or gids differ); only root "
-                                         "may count it",
+                                         "or its tracer may count it",
                 [ACCESS_DENIED_NOT_DUMPABLE] = "the target is not dumpable (prctl PR_SET_DUMPABLE 0 or a "
                                                "privileged exec); only root or its tracer may count it",
                 [ACCESS_DENIED_YAMA] = "kernel.yama.ptrace_scope forbids it; attach as the target's parent, "
                                        "as its tracer or as root",
+                [ACCESS_DENIED_DAEMON] = "the target is a thread of pmapid itself, which pmapid never counts; "
+                                         "use perf(1) as root for that",
         };
         return v >= 0 && v < _ACCESS_VERDICT_MAX ? reasons[v] : "invalid verdict";
 }
@@ -87,6 +103,7 @@ int target_creds_read(pid_t pid, pid_t tid, pid_t caller_pid, TargetCreds *ret) 
                 return -ESRCH;
         t.dumpable = st.st_uid == t.uid[1];
         t.caller_is_ancestor = is_ancestor(caller_pid, pid);
+        t.same_process = pid == caller_pid;
         *ret = t;
         return 0;
 }

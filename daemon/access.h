@@ -1,7 +1,8 @@
-/* access.h: may a caller see or change another process's thread? The rule (DESIGN.md §8 A5) is the
- * kernel's own for ptrace attach, so pmapid never opens a door the kernel keeps shut: allowed are
- * root, the target's tracer, and a caller whose euid is every uid of the target (real, effective,
- * saved) when the target is dumpable and not running a set-id program, within Yama's ptrace_scope.
+/* access.h: may a caller see or change a thread? The rule (DESIGN.md §8 A5) is the kernel's own for
+ * ptrace attach (PTRACE_MODE_ATTACH_REALCREDS), so pmapid never opens a door the kernel keeps shut:
+ * allowed are a thread of the caller's own process, root, the target's tracer, and a caller whose
+ * euid is every uid of the target (real, effective, saved) and whose egid is every gid of it, when
+ * the target is dumpable, within Yama's ptrace_scope. pmapid's own threads are refused to everyone.
  * access_check() is pure and table-tested; target_creds_read() gathers its inputs from /proc. */
 #pragma once
 
@@ -17,16 +18,21 @@ typedef struct TargetCreds {
         pid_t tracer;                   /* TracerPid: 0 when not traced */
         bool dumpable;                  /* PR_GET_DUMPABLE == 1, as /proc shows it */
         bool caller_is_ancestor;        /* for Yama ptrace_scope 1 */
+        bool same_process;              /* a thread of the caller's own process */
+        bool is_daemon;                 /* a thread of pmapid itself (set by the manager) */
 } TargetCreds;
 
 typedef enum AccessVerdict {
+        ACCESS_SELF,                    /* first party: a thread of the caller's own process */
         ACCESS_ROOT,
         ACCESS_TRACER,
         ACCESS_OWNER,
         ACCESS_DENIED_OTHER_USER,       /* a uid of the target is not the caller's euid */
+        ACCESS_DENIED_OTHER_GROUP,      /* the target's gids are all another group (newgrp, sg) */
         ACCESS_DENIED_SET_ID,           /* the target's uids or gids differ: a set-id program */
         ACCESS_DENIED_NOT_DUMPABLE,     /* prctl(PR_SET_DUMPABLE, 0), or after a privileged exec */
         ACCESS_DENIED_YAMA,             /* kernel.yama.ptrace_scope forbids it */
+        ACCESS_DENIED_DAEMON,           /* a thread of pmapid: never counted, not even for root */
         _ACCESS_VERDICT_MAX,
         _ACCESS_VERDICT_INVALID = -EINVAL,
 } AccessVerdict;

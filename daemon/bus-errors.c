@@ -12,7 +12,7 @@ static const struct {
         const char *format;             /* takes tid, then pid */
 } errno_map[] = {
         { ESRCH,   PMAPI_ERROR_NO_SUCH_THREAD,
-          "Thread %d of process %d is not a live thread of the calling process" },
+          "Thread %d is not a live thread of process %d" },
         { EEXIST,  PMAPI_ERROR_CONTEXT_EXISTS,
           "Thread %d (pid %d) already has a context; delete it before setting a new program" },
         { ENODATA, PMAPI_ERROR_NO_CONTEXT,
@@ -23,14 +23,17 @@ static const struct {
           "Thread %d of process %d already has a context; a process group needs every thread of "
           "the process free: delete the thread contexts first" },
         { EDQUOT,  PMAPI_ERROR_LIMIT_EXCEEDED,
-          "Cannot create a context on thread %d (pid %d): this user has reached its context limit; "
-          "delete unused contexts" },
+          "Cannot create a context on thread %d (pid %d): this user has reached its context limit "
+          "(MaxContextsPerUser in pmapid.conf); delete unused contexts" },
+        { ENFILE,  PMAPI_ERROR_LIMIT_EXCEEDED,
+          "Cannot create a context on thread %d (pid %d): pmapid holds as many contexts as its file "
+          "descriptors allow (MaxContexts in pmapid.conf); delete unused contexts" },
         { EPERM,   PMAPI_ERROR_ACCESS_DENIED,
           "Counting thread %d (pid %d) refused: kernel.perf_event_paranoid forbids unprivileged "
           "perf; lower it or run as root" },
         { EACCES,  PMAPI_ERROR_KERNEL_MODE_DENIED,
           "Kernel-mode counting on thread %d (pid %d) refused: kernel.perf_event_paranoid > 1 allows "
-          "only user mode for these events; drop PM_KERNEL or run as root" },
+          "only user mode for these events to this caller; drop PM_KERNEL or run as root" },
         { ENODEV,  PMAPI_ERROR_OPEN_FAILED,
           "The kernel refused to open these counters on thread %d (pid %d); try fewer or other events" },
         { ENOMEM,  PMAPI_ERROR_NO_MEMORY,
@@ -51,6 +54,26 @@ int bus_error_thread(sd_bus_error *error, int r, pid_t pid, pid_t tid) {
                                                  (int) tid, (int) pid);
         return sd_bus_error_set_errnof(error, r, "Thread %d (pid %d): %s", (int) tid, (int) pid,
                                        strerror(-r));
+}
+
+static const char *const refusal_names[_ACCESS_VERDICT_MAX] = {
+        [ACCESS_DENIED_OTHER_USER] = PMAPI_ERROR_NOT_OWNER,
+        [ACCESS_DENIED_OTHER_GROUP] = PMAPI_ERROR_NOT_OWNER,
+        [ACCESS_DENIED_SET_ID] = PMAPI_ERROR_SET_ID_TARGET,
+        [ACCESS_DENIED_NOT_DUMPABLE] = PMAPI_ERROR_NOT_DUMPABLE,
+        [ACCESS_DENIED_YAMA] = PMAPI_ERROR_PTRACE_SCOPE,
+        [ACCESS_DENIED_DAEMON] = PMAPI_ERROR_DAEMON_THREAD,
+};
+
+const char *bus_error_name_from_refusal(AccessVerdict v) {
+        return v >= 0 && v < _ACCESS_VERDICT_MAX && refusal_names[v] ? refusal_names[v] : PMAPI_ERROR_NOT_OWNER;
+}
+
+int bus_error_target(sd_bus_error *error, int r, AccessVerdict refusal, pid_t pid, pid_t tid) {
+        if (r != -EPERM || access_allowed(refusal))
+                return bus_error_thread(error, r, pid, tid);
+        return sd_bus_error_setf(error, bus_error_name_from_refusal(refusal), "Thread %d of process %d: %s",
+                                 (int) tid, (int) pid, access_verdict_reason(refusal));
 }
 
 static const struct {

@@ -15,6 +15,7 @@ int caller_from_message(sd_bus_message *m, Caller *ret) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         pid_t pid;
         uid_t euid;
+        gid_t egid;
         int r;
 
         r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_PID | SD_BUS_CREDS_EUID, &creds);
@@ -26,7 +27,32 @@ int caller_from_message(sd_bus_message *m, Caller *ret) {
         r = sd_bus_creds_get_euid(creds, &euid);
         if (r < 0)
                 return r;
-        *ret = (Caller) { .pid = pid, .euid = euid };
+        if (caller_read_egid(pid, &egid) < 0)
+                egid = (gid_t) -1;      /* matches no target: owner access is refused, not granted */
+        *ret = (Caller) { .pid = pid, .euid = euid, .egid = egid };
+        return 0;
+}
+
+int caller_read_egid(pid_t pid, gid_t *ret) {
+        _cleanup_close_ int pidfd = -1;
+        char path[64], line[256];
+        unsigned g[2];
+        bool found = false;
+        FILE *f;
+
+        pidfd = pidfd_open_thread(pid);
+        if (pidfd < 0)
+                return -ESRCH;
+        (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return -ESRCH;
+        while (!found && fgets(line, sizeof(line), f))
+                found = sscanf(line, "Gid: %u %u", &g[0], &g[1]) == 2;
+        fclose(f);
+        if (!found || !thread_pin_alive(pidfd))
+                return -ESRCH;
+        *ret = (gid_t) g[1];
         return 0;
 }
 

@@ -10,10 +10,15 @@
 typedef struct Caller {
         pid_t pid;
         uid_t euid;
+        gid_t egid;                     /* for the access rule's group check; (gid_t) -1 if unknown */
 } Caller;
 
-/* The broker vouches for the sender's PID and EUID; nothing else is trusted. */
+/* The broker vouches for the sender's PID and EUID; nothing else is trusted. The broker does not
+ * say the sender's primary group, so its egid is read from /proc/<pid>/status under a pidfd pin
+ * of that PID, once per connection like the rest (the bus keeps the ids of connect time too). */
 int caller_from_message(sd_bus_message *m, Caller *ret);
+/* The effective gid of process pid, read under a pidfd so that a reused pid is not read; -ESRCH. */
+int caller_read_egid(pid_t pid, gid_t *ret);
 
 /* Pins thread tid of process pid with a PIDFD_THREAD pidfd. -ESRCH if tid is not a live thread of
  * pid. The pin says "the thread the caller meant"; check it again with thread_pin_alive() after

@@ -1,6 +1,7 @@
-/* context-dbus.c: each live thread context is an object an admin can browse with busctl. The
- * objects carry properties only; every change goes through the Manager's methods. A caller sees
- * the objects of its own uid; root sees all. A member's Group property is its group's object path
+/* context-dbus.c: each live thread context is an object an admin can browse with busctl: whose
+ * thread, who made it (OwnerUid, CreatorPid) and how (Origin). The objects carry properties only;
+ * every change goes through the Manager's methods. A caller sees the contexts it owns and those on
+ * its own threads; root sees all. A member's Group property is its group's object path
  * ("/" when none). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,13 +11,17 @@
 #include "context-dbus.h"
 #include "macro.h"
 
-bool bus_current_caller_may_see(sd_bus *bus, Manager *manager, uid_t owner_uid) {
+bool caller_may_see(const Caller *caller, uid_t owner_uid, uid_t target_uid) {
+        return caller->euid == 0 || caller->euid == owner_uid || caller->euid == target_uid;
+}
+
+bool bus_current_caller_may_see(sd_bus *bus, Manager *manager, uid_t owner_uid, uid_t target_uid) {
         sd_bus_message *m = sd_bus_get_current_message(bus);
         Caller caller;
 
         if (!m || caller_cache_get(manager->callers, m, &caller) < 0)
                 return false;
-        return caller.euid == 0 || caller.euid == owner_uid;
+        return caller_may_see(&caller, owner_uid, target_uid);
 }
 
 static int context_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
@@ -35,7 +40,7 @@ static int context_find(sd_bus *bus, const char *path, const char *interface, vo
         if (*id == '\0' || *end != '\0' || tid <= 0 || tid > INT32_MAX)
                 return 0;
         c = g_hash_table_lookup(m->threads, GINT_TO_POINTER((int) tid));
-        if (!c || !bus_current_caller_may_see(bus, m, c->owner_uid))
+        if (!c || !bus_current_caller_may_see(bus, m, c->owner_uid, c->target_uid))
                 return 0;
         *found = c;
         return 1;
@@ -56,7 +61,7 @@ static int context_enumerate(sd_bus *bus, const char *path, void *userdata, char
         g_hash_table_iter_init(&it, m->threads);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 Context *c = value;
-                if (!bus_current_caller_may_see(bus, m, c->owner_uid))
+                if (!bus_current_caller_may_see(bus, m, c->owner_uid, c->target_uid))
                         continue;
                 if (asprintf(&l[n], PMAPI_THREAD_PREFIX "/%d", (int) c->tid) < 0) {
                         for (size_t i = 0; i < n; i++)
@@ -130,11 +135,22 @@ static int property_get_counting(sd_bus *bus, const char *path, const char *inte
         return sd_bus_message_append(reply, "b", (int) c->counting);
 }
 
+static int property_get_origin(sd_bus *bus, const char *path, const char *interface,
+                               const char *property, sd_bus_message *reply, void *userdata,
+                               sd_bus_error *error) {
+        Context *c = userdata;
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return sd_bus_message_append(reply, "s", context_origin_to_string(c->origin));
+}
+
 static const sd_bus_vtable thread_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("ProcessId", "i", NULL, offsetof(Context, pid), SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("ThreadId", "i", NULL, offsetof(Context, tid), SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("OwnerUid", "u", NULL, offsetof(Context, owner_uid), SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("TargetUid", "u", NULL, offsetof(Context, target_uid), SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("CreatorPid", "i", NULL, offsetof(Context, creator_pid), SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Origin", "s", property_get_origin, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Events", "ai", property_get_events, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("EventNames", "as", property_get_event_names, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Mode", "i", property_get_mode, 0, 0),

@@ -43,6 +43,16 @@ fail:
         return r;
 }
 
+const char *context_origin_to_string(ContextOrigin o) {
+        static const char *const names[_CONTEXT_ORIGIN_MAX] = {
+                [CONTEXT_SET_PROGRAM] = "SetProgram",
+                [CONTEXT_SET_GROUP_PROGRAM] = "SetGroupProgram",
+                [CONTEXT_INHERIT] = "Inherit",
+                [CONTEXT_FORK_RECORD] = "fork-record",
+        };
+        return o >= 0 && o < _CONTEXT_ORIGIN_MAX ? names[o] : "unknown";
+}
+
 Context *context_free(Context *c) {
         if (!c)
                 return NULL;

@@ -2,6 +2,7 @@
  * No D-Bus and no event loop here: the manager owns contexts and watches their threads. */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include <systemd/sd-event.h>
@@ -21,11 +22,26 @@ typedef struct StateChange {
         bool counting;                  /* the state from then on */
 } StateChange;
 
+/* How a context came to be, for the admin looking at it with busctl. */
+typedef enum ContextOrigin {
+        CONTEXT_SET_PROGRAM,            /* SetProgram by its own process or a third party */
+        CONTEXT_SET_GROUP_PROGRAM,      /* the first member of a group, or a thread a process group took */
+        CONTEXT_INHERIT,                /* the new thread asked (libpmapi's pthread_create, fork) */
+        CONTEXT_FORK_RECORD,            /* attached by pmapid from a perf fork record */
+        _CONTEXT_ORIGIN_MAX,
+        _CONTEXT_ORIGIN_INVALID = -EINVAL,
+} ContextOrigin;
+
+const char *context_origin_to_string(ContextOrigin o);
+
 typedef struct Context {
         struct Manager *manager;        /* set by the manager that owns it */
         pid_t pid;
         pid_t tid;
         uid_t owner_uid;                /* euid of the caller that created it */
+        uid_t target_uid;               /* euid of the thread when the context was made */
+        pid_t creator_pid;              /* the bus caller, or the creating thread's process */
+        ContextOrigin origin;
         Program program;                /* as set; the count bit is the initial state */
         ProgramEncoding encoding;
         bool counting;                  /* the thread's own state */

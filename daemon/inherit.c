@@ -18,6 +18,7 @@
 typedef struct Inheritance {
         const Program *program;
         uid_t owner_uid;
+        uid_t target_uid;               /* a new thread has its creator's credentials */
         Group *group;
         bool counting;
 } Inheritance;
@@ -46,26 +47,36 @@ static int inheritance_for(Manager *m, pid_t pid, pid_t ppid, pid_t ptid, uint64
 
         if (parent && parent->pid == ppid && program_inherits(&parent->program) &&
             !(parent->group && parent->group->process && pid != ppid)) {
-                *ret = (Inheritance) { &parent->program, parent->owner_uid, parent->group,
+                *ret = (Inheritance) { &parent->program, parent->owner_uid, parent->target_uid, parent->group,
                                        context_counting_at(parent, created_ns) };
                 return 0;
         }
         g = pid == ppid ? process_group_of(m, pid) : NULL;
         if (!g)
                 return -ENODATA;
-        *ret = (Inheritance) { &g->program, g->owner_uid, g, program_counts_on_start(&g->program) };
+        *ret = (Inheritance) { &g->program, g->owner_uid, g->live[0]->target_uid, g,
+                               program_counts_on_start(&g->program) };
         return 0;
 }
 
-static int attach_inheritance(Manager *m, const Inheritance *in, pid_t pid, pid_t tid, int pidfd,
-                              Context **ret) {
+static int attach_inheritance(Manager *m, const Inheritance *in, pid_t pid, pid_t tid, pid_t ppid, int pidfd,
+                              ContextOrigin origin, Context **ret) {
+        AttachSpec spec = {
+                .owner_uid = in->owner_uid,
+                .target_uid = in->target_uid,
+                .creator_pid = ppid,
+                .origin = origin,
+                .program = in->program,
+                .group = in->group,
+                .counting = in->counting,
+        };
         int r;
 
         /* The owner's grant is checked again: the policy may have changed since. */
         r = manager_counting_verdict(m, in->owner_uid, in->program);
         if (r < 0)
                 return r;
-        return manager_attach(m, in->owner_uid, pid, tid, pidfd, in->program, in->group, in->counting, ret);
+        return manager_attach(m, &spec, pid, tid, pidfd, ret);
 }
 
 int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_t ppid, pid_t ptid,
@@ -93,9 +104,17 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
                 }
                 return context_reset(existing);
         }
-        /* A thread names a thread of its own process; a forked child one of its parent's. */
-        if (ppid != pid && proc_parent_pid(pid) != ppid)
-                return -ESRCH;
+        /* A thread names a thread of its own process; a forked child one of its parent's, and only
+         * one it may trace: a child that changed its credentials does not join its parent's group
+         * on its word (a fork record, which the kernel writes, may still attach it). */
+        if (ppid != pid) {
+                if (proc_parent_pid(pid) != ppid)
+                        return -ESRCH;
+                if (manager_check_access(m, caller, ppid, ptid, NULL, NULL) < 0) {
+                        *ret_attached = false;
+                        return 0;
+                }
+        }
         if (inheritance_for(m, pid, ppid, ptid, created_ns, &in) < 0) {
                 *ret_attached = false;
                 return 0;
@@ -106,7 +125,7 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
                 if (r < 0)
                         return r;
         }
-        r = attach_inheritance(m, &in, pid, tid, pidfd, NULL);
+        r = attach_inheritance(m, &in, pid, tid, ppid, pidfd, CONTEXT_INHERIT, NULL);
         if (r < 0)
                 return log_debug_errno(r, "Thread %d of pid %d did not inherit from thread %d: %m",
                                        (int) tid, (int) pid, (int) ptid);
@@ -130,7 +149,7 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
                 return;
         r = thread_pin(pid, tid, &pidfd);
         if (r >= 0)
-                r = attach_inheritance(m, &in, pid, tid, pidfd, &c);
+                r = attach_inheritance(m, &in, pid, tid, ppid, pidfd, CONTEXT_FORK_RECORD, &c);
         if (r < 0) {
                 m->n_missed++;
                 log_info("New thread %d of pid %d (created by thread %d) not attached: %s", (int) tid,

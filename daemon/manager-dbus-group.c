@@ -1,6 +1,6 @@
-/* manager-dbus-group.c: the Manager's group-scope methods. Every one names a thread (pid, tid) of
- * the caller and acts on that thread's group, with that thread as the "calling thread" of AIX's
- * rules (DESIGN.md §4, §8 A1-A4). */
+/* manager-dbus-group.c: the Manager's group-scope methods. Every one names a thread (pid, tid), of
+ * the caller's own process (_mygroup) or one the caller may trace (_group), and acts on that
+ * thread's group, with that thread as the "calling thread" of AIX's rules (DESIGN.md §4, §8 A1-A5). */
 #include "bus-errors.h"
 #include "clock.h"
 #include "log.h"
@@ -10,13 +10,12 @@
 int method_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Manager *manager = userdata;
         Program program;
-        Caller caller;
-        pid_t pid, tid;
+        BusTarget t;
         int counter = -1;
         ProgramError pe;
         int r;
 
-        r = manager_bus_read_target(m, manager, &caller, &pid, &tid);
+        r = manager_bus_read_target(m, manager, &t);
         if (r < 0)
                 return r;
         r = manager_bus_read_program(m, error, &program);
@@ -25,38 +24,35 @@ int method_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *er
         pe = program_check_group(&program, manager->events, &counter);
         if (pe != PROGRAM_OK)
                 return bus_error_program(error, pe, counter);
-        r = manager_set_group_program(manager, &caller, pid, tid, &program);
-        if (r < 0) {
-                log_info("SetGroupProgram on thread %d of pid %d by pid %d uid %u refused: %s", (int) tid,
-                         (int) pid, (int) caller.pid, (unsigned) caller.euid, bus_error_name_from_errno(r));
-                return bus_error_thread(error, r, pid, tid);
-        }
+        r = manager_set_group_program(manager, &t.caller, t.pid, t.tid, &program, &t.refusal);
+        if (r < 0)
+                return manager_bus_fail(m, manager, error, r, &t);
         return sd_bus_reply_method_return(m, NULL);
 }
 
-/* Finds the group of the caller's thread named by the (pid, tid) arguments, or sets the error. */
-static int message_group(sd_bus_message *m, Manager *manager, sd_bus_error *error, Context **ret_context,
-                         Group **ret_group) {
-        Caller caller;
-        pid_t pid, tid;
+/* Finds the group of the thread named by the (pid, tid) arguments, if the caller may act on it. */
+static int message_group(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret_target,
+                         Context **ret_context, Group **ret_group) {
         int r;
 
-        r = manager_bus_read_target(m, manager, &caller, &pid, &tid);
+        r = manager_bus_read_target(m, manager, ret_target);
         if (r < 0)
                 return r;
-        r = manager_get_group(manager, &caller, pid, tid, ret_context, ret_group);
+        r = manager_get_group(manager, &ret_target->caller, ret_target->pid, ret_target->tid, ret_context,
+                              ret_group, &ret_target->refusal);
         if (r < 0)
-                return bus_error_thread(error, r, pid, tid);
+                return manager_bus_fail(m, manager, error, r, ret_target);
         return 0;
 }
 
 int method_get_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusTarget t;
         Context *c;
         Group *g;
         Program p;
         int r;
 
-        r = message_group(m, userdata, error, &c, &g);
+        r = message_group(m, userdata, error, &t, &c, &g);
         if (r < 0)
                 return r;
         p = group_get_program(g);
@@ -64,62 +60,70 @@ int method_get_group_program(sd_bus_message *m, void *userdata, sd_bus_error *er
 }
 
 int method_delete_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusTarget t;
         Context *c;
         Group *g;
         int r;
 
-        r = message_group(m, userdata, error, &c, &g);
+        r = message_group(m, userdata, error, &t, &c, &g);
         if (r < 0)
                 return r;
+        if (t.pid != t.caller.pid)
+                log_info("Group %u of thread %d of pid %d deleted by pid %d uid %u.", g->id, (int) t.tid,
+                         (int) t.pid, (int) t.caller.pid, (unsigned) t.caller.euid);
         manager_delete_group(userdata, g);
         return sd_bus_reply_method_return(m, NULL);
 }
 
-static int group_op_reply(sd_bus_message *m, Context *c, int r, sd_bus_error *error) {
-        if (r < 0)
-                return bus_error_thread(error, r, c->pid, c->tid);
-        return sd_bus_reply_method_return(m, NULL);
-}
+typedef int (*GroupOp)(Group *g, Context *caller);
 
-int method_start_group(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Context *c;
-        Group *g;
-        int r = message_group(m, userdata, error, &c, &g);
-        return r < 0 ? r : group_op_reply(m, c, group_start(g, c), error);
-}
-
-int method_stop_group(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Context *c;
-        Group *g;
-        int r = message_group(m, userdata, error, &c, &g);
-        return r < 0 ? r : group_op_reply(m, c, group_stop(g, c), error);
-}
-
-int method_reset_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Context *c;
-        Group *g;
-        int r = message_group(m, userdata, error, &c, &g);
-        return r < 0 ? r : group_op_reply(m, c, group_reset(g, c), error);
-}
-
-int method_get_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        AcctVector accu;
+static int group_op(sd_bus_message *m, void *userdata, sd_bus_error *error, GroupOp op) {
+        BusTarget t;
         Context *c;
         Group *g;
         int r;
 
+        r = message_group(m, userdata, error, &t, &c, &g);
+        if (r < 0)
+                return r;
+        r = op(g, c);
+        if (r < 0)
+                return manager_bus_fail(m, userdata, error, r, &t);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+int method_start_group(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return group_op(m, userdata, error, group_start);
+}
+
+int method_stop_group(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return group_op(m, userdata, error, group_stop);
+}
+
+int method_reset_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return group_op(m, userdata, error, group_reset);
+}
+
+int method_get_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Manager *manager = userdata;
+        AcctVector accu;
+        BusTarget t;
+        Context *c;
+        Group *g;
+        int r;
 
         /* Threads created outside libpmapi just before this call are members by now. */
         if (manager->fork_watch)
                 fork_watch_flush(manager->fork_watch);
-        r = message_group(m, userdata, error, &c, &g);
+        r = message_group(m, userdata, error, &t, &c, &g);
         if (r < 0)
                 return r;
-        r = group_read(g, accu);
+        r = manager_check_read(manager, &t.caller, &g->program, g->owner_uid);
+        if (r >= 0)
+                r = group_read(g, accu);
         if (r < 0)
-                return bus_error_thread(error, r, c->pid, c->tid);
+                return manager_bus_fail(m, manager, error, r, &t);
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;

@@ -10,20 +10,39 @@
 #include "macro.h"
 #include "manager-dbus.h"
 
-int manager_bus_read_target(sd_bus_message *m, Manager *manager, Caller *ret_caller, pid_t *ret_pid,
-                            pid_t *ret_tid) {
+int manager_bus_read_target(sd_bus_message *m, Manager *manager, BusTarget *ret) {
         int32_t pid, tid;
         int r;
 
         r = sd_bus_message_read(m, "ii", &pid, &tid);
         if (r < 0)
                 return r;
-        r = caller_cache_get(manager->callers, m, ret_caller);
+        r = caller_cache_get(manager->callers, m, &ret->caller);
         if (r < 0)
                 return r;
-        *ret_pid = pid;
-        *ret_tid = tid;
+        ret->pid = pid;
+        ret->tid = tid;
+        ret->refusal = ACCESS_SELF;
         return 0;
+}
+
+int manager_bus_fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, int r, const BusTarget *t) {
+        const char *method = sd_bus_message_get_member(m);
+
+        if (r == -EPERM && !access_allowed(t->refusal)) {
+                manager->n_refused++;
+                log_notice("Refused %s on thread %d of pid %d to pid %d uid %u: %s.", method, (int) t->tid,
+                           (int) t->pid, (int) t->caller.pid, (unsigned) t->caller.euid,
+                           access_verdict_reason(t->refusal));
+        } else if (r == -EPERM || r == -EACCES || r == -EDQUOT || r == -ENFILE)
+                log_info("Refused %s on thread %d of pid %d to pid %d uid %u: %s.", method, (int) t->tid,
+                         (int) t->pid, (int) t->caller.pid, (unsigned) t->caller.euid,
+                         bus_error_name_from_errno(r));
+        else
+                log_debug("%s on thread %d of pid %d by pid %d uid %u failed: %s.", method, (int) t->tid,
+                          (int) t->pid, (int) t->caller.pid, (unsigned) t->caller.euid,
+                          bus_error_name_from_errno(r));
+        return bus_error_target(error, r, t->refusal, t->pid, t->tid);
 }
 
 static int method_get_events(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -81,13 +100,12 @@ int manager_bus_read_program(sd_bus_message *m, sd_bus_error *error, Program *re
 static int method_set_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Manager *manager = userdata;
         Program program;
-        Caller caller;
-        pid_t pid, tid;
+        BusTarget t;
         int counter = -1;
         ProgramError pe;
         int r;
 
-        r = manager_bus_read_target(m, manager, &caller, &pid, &tid);
+        r = manager_bus_read_target(m, manager, &t);
         if (r < 0)
                 return r;
         r = manager_bus_read_program(m, error, &program);
@@ -96,27 +114,24 @@ static int method_set_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         pe = program_check_thread(&program, manager->events, &counter);
         if (pe != PROGRAM_OK)
                 return bus_error_program(error, pe, counter);
-        r = manager_set_program(manager, &caller, pid, tid, &program);
-        if (r < 0) {
-                log_info("SetProgram on thread %d of pid %d by pid %d uid %u refused: %s", (int) tid,
-                         (int) pid, (int) caller.pid, (unsigned) caller.euid, bus_error_name_from_errno(r));
-                return bus_error_thread(error, r, pid, tid);
-        }
+        r = manager_set_program(manager, &t.caller, t.pid, t.tid, &program, &t.refusal);
+        if (r < 0)
+                return manager_bus_fail(m, manager, error, r, &t);
         return sd_bus_reply_method_return(m, NULL);
 }
 
-/* Finds the caller's context named by the (pid, tid) arguments, or sets the error. */
-static int message_context(sd_bus_message *m, Manager *manager, sd_bus_error *error, Context **ret) {
-        Caller caller;
-        pid_t pid, tid;
+/* Finds the context named by the (pid, tid) arguments, if the caller may act on its thread. */
+static int message_context(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret_target,
+                           Context **ret) {
         int r;
 
-        r = manager_bus_read_target(m, manager, &caller, &pid, &tid);
+        r = manager_bus_read_target(m, manager, ret_target);
         if (r < 0)
                 return r;
-        r = manager_get_thread(manager, &caller, pid, tid, ret);
+        r = manager_get_thread(manager, &ret_target->caller, ret_target->pid, ret_target->tid, ret,
+                               &ret_target->refusal);
         if (r < 0)
-                return bus_error_thread(error, r, pid, tid);
+                return manager_bus_fail(m, manager, error, r, ret_target);
         return 0;
 }
 
@@ -137,11 +152,12 @@ int manager_bus_reply_program(sd_bus_message *m, const Program *p) {
 }
 
 static int method_get_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusTarget t;
         Context *c;
         Program p;
         int r;
 
-        r = message_context(m, userdata, error, &c);
+        r = message_context(m, userdata, error, &t, &c);
         if (r < 0)
                 return r;
         p = context_get_program(c);
@@ -149,52 +165,63 @@ static int method_get_program(sd_bus_message *m, void *userdata, sd_bus_error *e
 }
 
 static int method_delete_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusTarget t;
         Context *c;
         int r;
 
-        r = message_context(m, userdata, error, &c);
+        r = message_context(m, userdata, error, &t, &c);
         if (r < 0)
                 return r;
+        if (t.pid != t.caller.pid)
+                log_info("Context of thread %d of pid %d deleted by pid %d uid %u.", (int) t.tid, (int) t.pid,
+                         (int) t.caller.pid, (unsigned) t.caller.euid);
         manager_delete_context(userdata, c);
         return sd_bus_reply_method_return(m, NULL);
 }
 
-static int context_op_reply(sd_bus_message *m, Context *c, int r, sd_bus_error *error) {
+typedef int (*ContextOp)(Context *c);
+
+static int context_op(sd_bus_message *m, void *userdata, sd_bus_error *error, ContextOp op) {
+        BusTarget t;
+        Context *c;
+        int r;
+
+        r = message_context(m, userdata, error, &t, &c);
         if (r < 0)
-                return bus_error_thread(error, r, c->pid, c->tid);
+                return r;
+        r = op(c);
+        if (r < 0)
+                return manager_bus_fail(m, userdata, error, r, &t);
         return sd_bus_reply_method_return(m, NULL);
 }
 
 static int method_start(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Context *c;
-        int r = message_context(m, userdata, error, &c);
-        return r < 0 ? r : context_op_reply(m, c, context_start(c), error);
+        return context_op(m, userdata, error, context_start);
 }
 
 static int method_stop(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Context *c;
-        int r = message_context(m, userdata, error, &c);
-        return r < 0 ? r : context_op_reply(m, c, context_stop(c), error);
+        return context_op(m, userdata, error, context_stop);
 }
 
 static int method_reset_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Context *c;
-        int r = message_context(m, userdata, error, &c);
-        return r < 0 ? r : context_op_reply(m, c, context_reset(c), error);
+        return context_op(m, userdata, error, context_reset);
 }
 
 static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int64_t accu[MAX_COUNTERS];
+        BusTarget t;
         Context *c;
         int r;
 
-        r = message_context(m, userdata, error, &c);
+        r = message_context(m, userdata, error, &t, &c);
         if (r < 0)
                 return r;
-        r = context_read(c, accu);
+        r = manager_check_read(userdata, &t.caller, &c->program, c->owner_uid);
+        if (r >= 0)
+                r = context_read(c, accu);
         if (r < 0)
-                return bus_error_thread(error, r, c->pid, c->tid);
+                return manager_bus_fail(m, userdata, error, r, &t);
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
@@ -212,19 +239,18 @@ static int method_inherit(sd_bus_message *m, void *userdata, sd_bus_error *error
         int32_t ppid, ptid;
         uint64_t created_ns;
         bool attached = false;
-        Caller caller;
-        pid_t pid, tid;
+        BusTarget t;
         int r;
 
-        r = manager_bus_read_target(m, manager, &caller, &pid, &tid);
+        r = manager_bus_read_target(m, manager, &t);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(m, "iit", &ppid, &ptid, &created_ns);
         if (r < 0)
                 return r;
-        r = manager_inherit(manager, &caller, pid, tid, ppid, ptid, created_ns, &attached);
+        r = manager_inherit(manager, &t.caller, t.pid, t.tid, ppid, ptid, created_ns, &attached);
         if (r < 0)
-                return bus_error_thread(error, r, pid, tid);
+                return manager_bus_fail(m, manager, error, r, &t);
         return sd_bus_reply_method_return(m, "b", (int) attached);
 }
 
@@ -264,10 +290,12 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("ProcessorName", "s", property_get_processor, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("MaxContextsPerUser", "u", NULL, offsetof(Manager, max_contexts_per_uid),
                         SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("MaxContexts", "u", NULL, offsetof(Manager, max_contexts), SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("ContextCount", "u", property_get_contexts, 0, 0),
         SD_BUS_PROPERTY("GroupCount", "u", property_get_groups, 0, 0),
         SD_BUS_PROPERTY("ThreadsAttachedLate", "t", NULL, offsetof(Manager, n_attached_late), 0),
         SD_BUS_PROPERTY("ThreadsMissed", "t", NULL, offsetof(Manager, n_missed), 0),
+        SD_BUS_PROPERTY("CallsRefused", "t", NULL, offsetof(Manager, n_refused), 0),
         SD_BUS_METHOD_WITH_ARGS("GetEvents", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("s", processor, "u", counters, "a(iusss)", events),
                                 method_get_events, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -305,6 +333,9 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetGroupData", SD_BUS_ARGS("i", pid, "i", tid),
                                 SD_BUS_RESULT("ax", data, "t", timestamp_ns, "i", members, "u", flags),
                                 method_get_group_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListContexts", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("a(iiuuisbo)", contexts),
+                                method_list_contexts, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Inherit",
                                 SD_BUS_ARGS("i", pid, "i", tid, "i", parent_pid, "i", parent_tid,
                                             "t", created_ns),

@@ -6,9 +6,19 @@
 
 int manager_bus_register(Manager *m, sd_bus *bus);
 
-/* Shared by the handlers. */
-int manager_bus_read_target(sd_bus_message *m, Manager *manager, Caller *ret_caller, pid_t *ret_pid,
-                            pid_t *ret_tid);
+/* A call naming a thread: who calls (from the bus), which thread (from the arguments), and why the
+ * core refused it, if it did. */
+typedef struct BusTarget {
+        Caller caller;
+        pid_t pid;
+        pid_t tid;
+        AccessVerdict refusal;          /* ACCESS_SELF until the access rule refuses */
+} BusTarget;
+
+/* Shared by the handlers. Reads the (pid, tid) arguments and the caller's credentials. */
+int manager_bus_read_target(sd_bus_message *m, Manager *manager, BusTarget *ret);
+/* Turns the core's error r into the D-Bus error, and logs refusals with caller and target. */
+int manager_bus_fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, int r, const BusTarget *t);
 /* Reads the (mode, events) arguments; a malformed array sets error. */
 int manager_bus_read_program(sd_bus_message *m, sd_bus_error *error, Program *ret);
 int manager_bus_reply_program(sd_bus_message *m, const Program *p);
@@ -21,3 +31,5 @@ int method_start_group(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_stop_group(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_reset_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
+/* The admin's list of contexts (manager-dbus-list.c). */
+int method_list_contexts(sd_bus_message *m, void *userdata, sd_bus_error *error);

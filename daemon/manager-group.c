@@ -43,8 +43,9 @@ static bool process_has_context(Manager *m, pid_t pid, pid_t *ret_tid) {
 }
 
 /* Attaches every thread of pid not yet in g; *ret_n_new counts them. Threads that exit meanwhile
- * are skipped. */
-static int attach_process_threads(Manager *m, Group *g, bool counting, unsigned *ret_n_new) {
+ * are skipped. Each thread is checked for the caller: a thread may have credentials of its own. */
+static int attach_process_threads(Manager *m, const Caller *caller, Group *g, const AttachSpec *spec,
+                                  unsigned *ret_n_new, AccessVerdict *ret_refusal) {
         _cleanup_(closedirp) DIR *d = NULL;
         char path[64];
         struct dirent *de;
@@ -61,9 +62,12 @@ static int attach_process_threads(Manager *m, Group *g, bool counting, unsigned 
 
                 if (tid <= 0 || manager_lookup(m, tid))
                         continue;
-                if (thread_pin(g->pid, tid, &pidfd) < 0)
+                r = manager_check_access(m, caller, g->pid, tid, &pidfd, ret_refusal);
+                if (r == -ESRCH)
                         continue;
-                r = manager_attach(m, g->owner_uid, g->pid, tid, pidfd, &g->program, g, counting, NULL);
+                if (r < 0)
+                        return r;
+                r = manager_attach(m, spec, g->pid, tid, pidfd, NULL);
                 if (r == -ESRCH)
                         continue;
                 if (r < 0)
@@ -75,9 +79,8 @@ static int attach_process_threads(Manager *m, Group *g, bool counting, unsigned 
         return 0;
 }
 
-static int create_process_group(Manager *m, const Caller *caller, pid_t pid, const Program *program,
-                                Group **ret) {
-        bool counting = program_counts_on_start(program);
+static int create_process_group(Manager *m, const Caller *caller, pid_t pid, AttachSpec *spec, Group **ret,
+                                AccessVerdict *ret_refusal) {
         unsigned n_new;
         pid_t busy;
         Group *g;
@@ -87,12 +90,13 @@ static int create_process_group(Manager *m, const Caller *caller, pid_t pid, con
                 log_info("Process group on pid %d refused: thread %d has a context.", (int) pid, (int) busy);
                 return -EBUSY;
         }
-        r = new_group(m, pid, caller->euid, program, /* process= */ true, &g);
+        r = new_group(m, pid, caller->euid, spec->program, /* process= */ true, &g);
         if (r < 0)
                 return r;
+        spec->group = g;
         /* Threads the process creates meanwhile are found by the next pass. */
         for (int pass = 0; pass < 16; pass++) {
-                r = attach_process_threads(m, g, counting, &n_new);
+                r = attach_process_threads(m, caller, g, spec, &n_new, ret_refusal);
                 if (r < 0 || n_new == 0)
                         break;
         }
@@ -104,14 +108,14 @@ static int create_process_group(Manager *m, const Caller *caller, pid_t pid, con
         return 0;
 }
 
-int manager_set_group_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, const Program *program) {
+int manager_set_group_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, const Program *program,
+                              AccessVerdict *ret_refusal) {
         _cleanup_close_ int pidfd = -1;
+        AttachSpec spec;
         Group *g;
         int r;
 
-        if (pid != caller->pid)
-                return -ESRCH;
-        r = thread_pin(pid, tid, &pidfd);
+        r = manager_check_access(m, caller, pid, tid, &pidfd, ret_refusal);
         if (r < 0)
                 return r;
         if (manager_lookup(m, tid))
@@ -120,14 +124,22 @@ int manager_set_group_program(Manager *m, const Caller *caller, pid_t pid, pid_t
         if (r < 0)
                 return r;
 
+        spec = (AttachSpec) {
+                .owner_uid = caller->euid,
+                .target_uid = manager_target_uid(caller, pid, tid),
+                .creator_pid = caller->pid,
+                .origin = CONTEXT_SET_GROUP_PROGRAM,
+                .program = program,
+                .counting = program_counts_on_start(program),
+        };
         if (program->mode & PM_PROCESS)
-                r = create_process_group(m, caller, pid, program, &g);
+                r = create_process_group(m, caller, pid, &spec, &g, ret_refusal);
         else {
                 r = new_group(m, pid, caller->euid, program, /* process= */ false, &g);
                 if (r < 0)
                         return r;
-                r = manager_attach(m, caller->euid, pid, tid, pidfd, program, g,
-                                   program_counts_on_start(program), NULL);
+                spec.group = g;
+                r = manager_attach(m, &spec, pid, tid, pidfd, NULL);
                 if (r < 0)
                         g_hash_table_remove(m->groups, GUINT_TO_POINTER(g->id));
                 else
@@ -135,18 +147,18 @@ int manager_set_group_program(Manager *m, const Caller *caller, pid_t pid, pid_t
         }
         if (r < 0)
                 return r;
-        log_info("Group %u created by thread %d of pid %d for uid %u (%s, %u members, mode 0x%x).", g->id,
-                 (int) tid, (int) pid, (unsigned) caller->euid, g->process ? "process" : "descendants",
-                 g->n_members, (unsigned) program->mode);
+        log_info("Group %u created on thread %d of pid %d for pid %d uid %u (%s, %u members, mode 0x%x).", g->id,
+                 (int) tid, (int) pid, (int) caller->pid, (unsigned) caller->euid,
+                 g->process ? "process" : "descendants", g->n_members, (unsigned) program->mode);
         return 0;
 }
 
 int manager_get_group(Manager *m, const Caller *caller, pid_t pid, pid_t tid, Context **ret_context,
-                      Group **ret_group) {
+                      Group **ret_group, AccessVerdict *ret_refusal) {
         Context *c;
         int r;
 
-        r = manager_get_thread(m, caller, pid, tid, &c);
+        r = manager_get_thread(m, caller, pid, tid, &c, ret_refusal);
         if (r < 0)
                 return r;
         if (!c->group)

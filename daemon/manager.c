@@ -1,15 +1,28 @@
 /* manager.c: the table of live contexts and the rules that span contexts: one context per thread,
- * contexts only on the caller's own threads, per-user limits, and release at thread exit. A member
+ * contexts only on threads the caller may trace, per-user and total limits, and release at thread
+ * exit. A member
  * that exits leaves its final counts in its group; a member whose context is deleted takes its data
  * out. A group lives while it has live members or until it is deleted. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+
+unsigned manager_default_max_contexts(void) {
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+                return 1000;
+        if (rl.rlim_cur <= MANAGER_FDS_RESERVED + MANAGER_FDS_PER_CONTEXT)
+                return 1;
+        return (unsigned) ((rl.rlim_cur - MANAGER_FDS_RESERVED) / MANAGER_FDS_PER_CONTEXT);
+}
 
 static void context_destroy(gpointer p) {
         context_free(p);
@@ -28,6 +41,8 @@ int manager_new(sd_event *event, const CounterBackend *backend, EventTable *even
         m->backend = backend;
         m->events = events;
         m->max_contexts_per_uid = MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID;
+        m->max_contexts = manager_default_max_contexts();
+        m->self_pid = getpid();
         m->next_group_id = 1;
         m->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, context_destroy);
         m->groups = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, group_destroy);
@@ -139,20 +154,68 @@ Context *manager_lookup(Manager *m, pid_t tid) {
         return c;
 }
 
-int manager_get_thread(Manager *m, const Caller *caller, pid_t pid, pid_t tid, Context **ret) {
+int manager_check_access(Manager *m, const Caller *caller, pid_t pid, pid_t tid, int *ret_pidfd,
+                         AccessVerdict *ret_refusal) {
+        _cleanup_close_ int pidfd = -1;
+        AccessVerdict v;
+        TargetCreds t;
+        int r;
+
+        r = thread_pin(pid, tid, &pidfd);
+        if (r < 0)
+                return r;
+        if (pid == caller->pid)
+                v = ACCESS_SELF;        /* first party: no /proc reads on the hot path */
+        else {
+                r = target_creds_read(pid, tid, caller->pid, &t);
+                if (r < 0)
+                        return r;
+                t.is_daemon = pid == m->self_pid;
+                v = access_check(caller, &t, yama_ptrace_scope());
+                /* The credentials are the pinned thread's only if it still lives. */
+                if (!thread_pin_alive(pidfd))
+                        return -ESRCH;
+        }
+        if (!access_allowed(v)) {
+                if (ret_refusal)
+                        *ret_refusal = v;
+                return -EPERM;
+        }
+        if (ret_pidfd)
+                *ret_pidfd = TAKE_FD(pidfd);
+        return 0;
+}
+
+int manager_get_thread(Manager *m, const Caller *caller, pid_t pid, pid_t tid, Context **ret,
+                       AccessVerdict *ret_refusal) {
         _cleanup_close_ int pidfd = -1;
         Context *c;
         int r;
 
-        if (pid != caller->pid)
-                return -ESRCH;          /* first party only: another process's threads are not found */
-        c = manager_lookup(m, tid);
-        if (c && c->pid == pid) {
-                *ret = c;
-                return 0;
+        /* First party: a live context of the caller's own process is the caller's to use. */
+        if (pid == caller->pid) {
+                c = manager_lookup(m, tid);
+                if (c && c->pid == pid) {
+                        *ret = c;
+                        return 0;
+                }
         }
-        r = thread_pin(pid, tid, &pidfd);
-        return r < 0 ? r : -ENODATA;
+        r = manager_check_access(m, caller, pid, tid, &pidfd, ret_refusal);
+        if (r < 0)
+                return r;
+        /* The context's own pin and ours are both alive: the same thread. */
+        c = manager_lookup(m, tid);
+        if (!c || c->pid != pid)
+                return -ENODATA;
+        *ret = c;
+        return 0;
+}
+
+int manager_check_read(const Manager *m, const Caller *caller, const Program *program, uid_t owner_uid) {
+        /* The owner was granted the program when it was set, as the kernel grants at open. */
+        if (caller->euid == owner_uid || caller->euid == 0 || !program_counts_kernel(program))
+                return 0;
+        return manager_counting_verdict(m, caller->euid, program) < 0 ? -EACCES : 0;
 }
 
 int manager_counting_verdict(const Manager *m, uid_t uid, const Program *program) {
@@ -169,31 +232,35 @@ int manager_counting_verdict(const Manager *m, uid_t uid, const Program *program
         }
 }
 
-int manager_attach(Manager *m, uid_t owner_uid, pid_t pid, pid_t tid, int pidfd, const Program *program,
-                   Group *g, bool counting, Context **ret) {
-        Program initial = *program;
+int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int pidfd, Context **ret) {
+        Program initial = *spec->program;
         Context *c = NULL;
         int r;
 
-        if (uid_count(m, owner_uid) >= m->max_contexts_per_uid)
+        if (uid_count(m, spec->owner_uid) >= m->max_contexts_per_uid)
                 return -EDQUOT;
+        if (manager_n_contexts(m) >= m->max_contexts)
+                return -ENFILE;
 
         /* Opened stopped, joined, then switched on: never counts while the group state says off. */
         initial.mode &= ~(uint32_t) PM_COUNT;
-        r = context_new(m->backend, m->events, pid, tid, owner_uid, &initial, pidfd, &c);
+        r = context_new(m->backend, m->events, pid, tid, spec->owner_uid, &initial, pidfd, &c);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
                 return log_debug_errno(-ENODEV, "Opening counters on thread %d failed: %s", (int) tid,
                                        strerror(-r));
         c->manager = m;
-        c->program.mode = program->mode;
-        if (g) {
-                r = group_add(g, c);
+        c->program.mode = spec->program->mode;
+        c->target_uid = spec->target_uid;
+        c->creator_pid = spec->creator_pid;
+        c->origin = spec->origin;
+        if (spec->group) {
+                r = group_add(spec->group, c);
                 if (r < 0)
                         goto fail;
         }
-        if (counting) {
+        if (spec->counting) {
                 r = context_start(c);
                 if (r < 0)
                         goto fail;
@@ -211,7 +278,7 @@ int manager_attach(Manager *m, uid_t owner_uid, pid_t pid, pid_t tid, int pidfd,
 
         /* No failure after this point. */
         g_hash_table_insert(m->threads, GINT_TO_POINTER(tid), c);
-        uid_count_add(m, owner_uid, +1);
+        uid_count_add(m, spec->owner_uid, +1);
         update_fork_watch(m);
         if (ret)
                 *ret = c;
@@ -224,13 +291,22 @@ fail:
         return r;
 }
 
-int manager_set_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, const Program *program) {
+/* The thread's euid for the admin's view: the caller's own for a first-party call. */
+uid_t manager_target_uid(const Caller *caller, pid_t pid, pid_t tid) {
+        TargetCreds t;
+
+        if (pid == caller->pid || target_creds_read(pid, tid, caller->pid, &t) < 0)
+                return caller->euid;
+        return t.uid[1];
+}
+
+int manager_set_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, const Program *program,
+                        AccessVerdict *ret_refusal) {
         _cleanup_close_ int pidfd = -1;
+        AttachSpec spec;
         int r;
 
-        if (pid != caller->pid)
-                return -ESRCH;
-        r = thread_pin(pid, tid, &pidfd);
+        r = manager_check_access(m, caller, pid, tid, &pidfd, ret_refusal);
         if (r < 0)
                 return r;
         if (manager_lookup(m, tid))
@@ -238,12 +314,19 @@ int manager_set_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, 
         r = manager_counting_verdict(m, caller->euid, program);
         if (r < 0)
                 return r;
-        r = manager_attach(m, caller->euid, pid, tid, pidfd, program, NULL,
-                           program_counts_on_start(program), NULL);
+        spec = (AttachSpec) {
+                .owner_uid = caller->euid,
+                .target_uid = manager_target_uid(caller, pid, tid),
+                .creator_pid = caller->pid,
+                .origin = CONTEXT_SET_PROGRAM,
+                .program = program,
+                .counting = program_counts_on_start(program),
+        };
+        r = manager_attach(m, &spec, pid, tid, pidfd, NULL);
         if (r < 0)
                 return r;
         TAKE_FD(pidfd);
-        log_info("Context created on thread %d of pid %d for uid %u (mode 0x%x).", (int) tid, (int) pid,
-                 (unsigned) caller->euid, (unsigned) program->mode);
+        log_info("Context created on thread %d of pid %d for pid %d uid %u (mode 0x%x).", (int) tid, (int) pid,
+                 (int) caller->pid, (unsigned) caller->euid, (unsigned) program->mode);
         return 0;
 }

@@ -1,16 +1,21 @@
-/* manager.h: owns every context and every group, keyed by thread id and group id, enforces per-user
- * limits, frees a context when its thread exits, and gives new threads the context their creator's
- * state calls for. The D-Bus face is manager-dbus.c. Errors are negative errnos with these
- * meanings: -ESRCH no such thread of the caller, -EEXIST context exists, -EBUSY a thread of the
- * process has a context (process groups), -ENODATA no context, -ENOLINK not in a group, -EDQUOT
- * per-user limit, -EPERM perf refused to the caller, -EACCES kernel mode refused, -ENODEV the kernel
- * refused to open the counters, -ENOMEM. */
+/* manager.h: owns every context and every group, keyed by thread id and group id, decides whether a
+ * caller may act on the thread it names (access.h: the kernel's ptrace rule), enforces per-user and
+ * total limits, frees a context when its thread exits, and gives new threads the context their
+ * creator's state calls for. The D-Bus face is manager-dbus.c. Errors are negative errnos with
+ * these meanings: -ESRCH no such thread (or tid is not a thread of pid), -EEXIST context exists,
+ * -EBUSY a thread of the process has a context (process groups), -ENODATA no context, -ENOLINK not
+ * in a group, -EDQUOT per-user limit, -ENFILE pmapid's total limit, -EPERM refused: either the
+ * access rule refused the target (then *ret_refusal says why) or perf is refused to the caller
+ * (*ret_refusal untouched), -EACCES kernel mode refused, -ENODEV the kernel refused to open the
+ * counters, -ENOMEM. The access check comes before any context lookup, so a refused caller learns
+ * nothing /proc would not tell it. */
 #pragma once
 
 #include <glib.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "access.h"
 #include "caller-cache.h"
 #include "caller.h"
 #include "context.h"
@@ -20,6 +25,9 @@
 #include "group.h"
 
 #define MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID 512
+/* Each context holds up to MAX_COUNTERS perf fds and a pidfd; the rest of pmapid needs a few dozen. */
+#define MANAGER_FDS_PER_CONTEXT (MAX_COUNTERS + 1)
+#define MANAGER_FDS_RESERVED 64
 
 typedef struct Manager {
         sd_event *event;
@@ -31,31 +39,49 @@ typedef struct Manager {
         CallerCache *callers;           /* NULL until on a bus */
         ForkWatch *fork_watch;          /* NULL when not watching (unit tests, or the kernel refused) */
         unsigned max_contexts_per_uid;
+        unsigned max_contexts;          /* all users together: what the fd limit allows */
+        pid_t self_pid;                 /* pmapid's own threads are never targets */
         unsigned next_group_id;
         uint64_t n_attached_late;       /* threads attached from fork records, not by their library */
         uint64_t n_missed;              /* new threads gone before they could be attached */
+        uint64_t n_refused;             /* calls the access rule refused */
 } Manager;
 
+/* The total limit the fd limit allows: RLIMIT_NOFILE less a reserve, over the fds a context may hold. */
+unsigned manager_default_max_contexts(void);
 /* Takes ownership of events. event may be NULL (unit tests): no exit watch, no fork watch. */
 int manager_new(sd_event *event, const CounterBackend *backend, EventTable *events, Manager **ret);
 Manager *manager_free(Manager *m);
 /* Starts following thread creation through perf fork records (needs CAP_PERFMON). */
 int manager_watch_forks(Manager *m);
 
-/* Thread scope. The program must have passed program_check_thread(). */
-int manager_set_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, const Program *program);
-/* The caller's context on thread tid of process pid. */
-int manager_get_thread(Manager *m, const Caller *caller, pid_t pid, pid_t tid, Context **ret);
+/* May caller act on thread tid of process pid? Pins the thread first (*ret_pidfd, may be NULL) and
+ * decides under the pin, so the credentials read are the pinned thread's. 0 if allowed; -ESRCH;
+ * -EPERM with *ret_refusal saying why. */
+int manager_check_access(Manager *m, const Caller *caller, pid_t pid, pid_t tid, int *ret_pidfd,
+                         AccessVerdict *ret_refusal);
+/* May caller read the counts of c? A context counting kernel mode is read only by its owner and by
+ * callers the kernel would let count it themselves: -EACCES otherwise. */
+int manager_check_read(const Manager *m, const Caller *caller, const Program *program, uid_t owner_uid);
+
+/* Thread scope. The program must have passed program_check_thread(). The context belongs to the
+ * caller (its limit, its kernel-mode grant), whoever's thread it counts. */
+int manager_set_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, const Program *program,
+                        AccessVerdict *ret_refusal);
+/* The context on thread tid of process pid, if the caller may act on that thread. */
+int manager_get_thread(Manager *m, const Caller *caller, pid_t pid, pid_t tid, Context **ret,
+                       AccessVerdict *ret_refusal);
 /* The context is deleted: if it was a group member, it leaves the group and takes its data along. */
 void manager_delete_context(Manager *m, Context *c);
 size_t manager_n_contexts(Manager *m);
 
 /* Group scope (manager-group.c). The program must have passed program_check_group(); with
  * PM_PROCESS it covers every thread of pid, else the calling thread and what it creates. */
-int manager_set_group_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, const Program *program);
-/* The group of the caller's thread tid, and that thread's context. */
+int manager_set_group_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, const Program *program,
+                              AccessVerdict *ret_refusal);
+/* The group of thread tid, and that thread's context. */
 int manager_get_group(Manager *m, const Caller *caller, pid_t pid, pid_t tid, Context **ret_context,
-                      Group **ret_group);
+                      Group **ret_group, AccessVerdict *ret_refusal);
 /* Deletes every live member's context and the group. */
 void manager_delete_group(Manager *m, Group *g);
 Group *manager_find_group(Manager *m, unsigned id);
@@ -70,7 +96,19 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
 /* For manager*.c and inherit.c only. */
 Context *manager_lookup(Manager *m, pid_t tid);
 int manager_counting_verdict(const Manager *m, uid_t uid, const Program *program);
-/* Creates a context on a thread pinned by pidfd: counters at zero, a member of g if g is not
- * NULL, its own state `counting`. Takes pidfd on success. */
-int manager_attach(Manager *m, uid_t owner_uid, pid_t pid, pid_t tid, int pidfd, const Program *program,
-                   Group *g, bool counting, Context **ret);
+
+/* What a new context is: whose, on whose thread, made how, counting what, in which group. */
+typedef struct AttachSpec {
+        uid_t owner_uid;
+        uid_t target_uid;
+        pid_t creator_pid;
+        ContextOrigin origin;
+        const Program *program;
+        Group *group;                   /* NULL, or the group it joins */
+        bool counting;                  /* its own state */
+} AttachSpec;
+
+/* The euid of thread tid for the admin's view (the caller's own for a first-party call). */
+uid_t manager_target_uid(const Caller *caller, pid_t pid, pid_t tid);
+/* Creates a context on a thread pinned by pidfd: counters at zero. Takes pidfd on success. */
+int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int pidfd, Context **ret);

@@ -255,19 +255,26 @@ typedef struct {
 #define PM_EEVENT          5    /* event id not returned by pm_init for that counter */
 #define PM_EMODE           6    /* mode bits not valid for this call */
 #define PM_ENOCONTEXT      7    /* the thread has no context */
-#define PM_ENOTHREAD       8    /* no such thread, or not a thread of the calling process */
-#define PM_EPERM           9    /* the caller may not act on that thread */
+#define PM_ENOTHREAD       8    /* no such thread, or tid is not a thread of pid */
+#define PM_EPERM           9    /* perf refused to the caller (perf_event_paranoid), or the bus policy */
 #define PM_EKERNELMODE     10   /* kernel-mode counting refused by the perf_event_paranoid policy */
 #define PM_ENODAEMON       11   /* pmapid cannot be reached on the system bus */
 #define PM_EDAEMON         12   /* pmapid gave an answer the library cannot use */
 #define PM_ENOMEM          14   /* out of memory (library or daemon) */
-#define PM_ELIMIT          15   /* per-user context limit reached */
+#define PM_ELIMIT          15   /* per-user or total context limit reached */
 #define PM_EOPEN           16   /* the kernel refused to open the counters */
 #define PM_ETHRESH         17   /* thresholds: no event here is thresholdable */
 #define PM_EHYPERVISOR     18   /* hypervisor counting is not supported */
 #define PM_EGROUPS         19   /* event groups (mode.b.is_group) are not supported */
 #define PM_ENOEVENTS       20   /* the program selects no event */
 #define PM_ENOGROUP        21   /* the thread is not a member of a counting group */
+/* Third-party refusals: the caller may not trace the target thread (pm_set_program_thread(3)). */
+#define PM_ENOTOWNER       22   /* the thread belongs to another user or group */
+#define PM_ESETID          23   /* the thread runs a set-id program (mixed uids or gids) */
+#define PM_ENOTDUMPABLE    24   /* the thread is not dumpable (PR_SET_DUMPABLE 0, privileged exec) */
+#define PM_EPTRACESCOPE    25   /* kernel.yama.ptrace_scope forbids it */
+#define PM_EDAEMONTHREAD   26   /* a thread of pmapid itself: never counted */
+#define PM_EPTID           27   /* ptid is neither 0 nor tid (Linux threads are 1:1) */
 #define PM_EEXIST          59   /* the thread already has a context */
 #define PM_ENOTSTARTED     85   /* counting was never started (reserved: stop is idempotent) */
 
@@ -295,6 +302,48 @@ int pm_stop_mygroup(void);
 int pm_reset_data_mygroup(void);                /* the group and the calling thread */
 int pm_get_data_mygroup(pm_data_t *data);       /* fills data->ginfo too */
 int pm_get_tdata_mygroup(pm_data_t *data, timebasestruct_t *time);
+
+/* Third party: thread tid of process pid (a debugger's or a tool's target, or a thread of this
+ * process), allowed when the caller may trace it: the kernel's ptrace rule, applied by pmapid. The
+ * target may be running or stopped (Linux extension: AIX wants a stopped debuggee). */
+int pm_set_program_thread(pid_t pid, tid_t tid, pm_prog_t *prog);
+int pm_get_program_thread(pid_t pid, tid_t tid, pm_prog_t *prog);
+int pm_delete_program_thread(pid_t pid, tid_t tid);
+int pm_start_thread(pid_t pid, tid_t tid);
+int pm_stop_thread(pid_t pid, tid_t tid);
+int pm_reset_data_thread(pid_t pid, tid_t tid);
+int pm_get_data_thread(pid_t pid, tid_t tid, pm_data_t *data);
+int pm_get_tdata_thread(pid_t pid, tid_t tid, pm_data_t *data, timebasestruct_t *time);
+
+/* The counting group of thread tid of process pid; set_program creates it (PM_PROCESS: every
+ * thread of pid), and the target thread is the "calling thread" of the _mygroup rules. */
+int pm_set_program_group(pid_t pid, tid_t tid, pm_prog_t *prog);
+int pm_get_program_group(pid_t pid, tid_t tid, pm_prog_t *prog);
+int pm_delete_program_group(pid_t pid, tid_t tid);
+int pm_start_group(pid_t pid, tid_t tid);
+int pm_stop_group(pid_t pid, tid_t tid);
+int pm_reset_data_group(pid_t pid, tid_t tid);
+int pm_get_data_group(pid_t pid, tid_t tid, pm_data_t *data);
+int pm_get_tdata_group(pid_t pid, tid_t tid, pm_data_t *data, timebasestruct_t *time);
+
+/* The same on a pthread. Linux threads are 1:1: ptid must be 0 or equal to tid, and a tid of 0
+ * with a non-zero ptid means tid = ptid; anything else is PM_EPTID. */
+int pm_set_program_pthread(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_t *prog);
+int pm_get_program_pthread(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_t *prog);
+int pm_delete_program_pthread(pid_t pid, tid_t tid, ptid_t ptid);
+int pm_start_pthread(pid_t pid, tid_t tid, ptid_t ptid);
+int pm_stop_pthread(pid_t pid, tid_t tid, ptid_t ptid);
+int pm_reset_data_pthread(pid_t pid, tid_t tid, ptid_t ptid);
+int pm_get_data_pthread(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data);
+int pm_get_tdata_pthread(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data, timebasestruct_t *time);
+int pm_set_program_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_t *prog);
+int pm_get_program_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_t *prog);
+int pm_delete_program_pgroup(pid_t pid, tid_t tid, ptid_t ptid);
+int pm_start_pgroup(pid_t pid, tid_t tid, ptid_t ptid);
+int pm_stop_pgroup(pid_t pid, tid_t tid, ptid_t ptid);
+int pm_reset_data_pgroup(pid_t pid, tid_t tid, ptid_t ptid);
+int pm_get_data_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data);
+int pm_get_tdata_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data, timebasestruct_t *time);
 
 #ifdef __cplusplus
 }

@@ -93,13 +93,15 @@ static int new_call_locked(const char *method, sd_bus_message **ret) {
         return r < 0 ? error_map_from_errno(r) : 0;
 }
 
-static int callv(const char *method, sd_bus_message **ret_reply, bool self, const char *types, va_list ap) {
+/* pid < 0: no target arguments. */
+static int callv(const char *method, sd_bus_message **ret_reply, pid_t pid, pid_t tid, const char *types,
+                 va_list ap) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
         pthread_mutex_lock(&bus_lock);
         r = new_call_locked(method, &m);
-        if (r == 0 && self && sd_bus_message_append(m, "ii", (int32_t) getpid(), (int32_t) gettid()) < 0)
+        if (r == 0 && pid >= 0 && sd_bus_message_append(m, "ii", (int32_t) pid, (int32_t) tid) < 0)
                 r = PM_ENOMEM;
         if (r == 0 && types && sd_bus_message_appendv(m, types, ap) < 0)
                 r = PM_ENOMEM;
@@ -114,17 +116,17 @@ int bus_call(const char *method, sd_bus_message **ret_reply, const char *types, 
         int r;
 
         va_start(ap, types);
-        r = callv(method, ret_reply, false, types, ap);
+        r = callv(method, ret_reply, -1, -1, types, ap);
         va_end(ap);
         return r;
 }
 
-int bus_call_self(const char *method, sd_bus_message **ret_reply, const char *types, ...) {
+int bus_call_target(const char *method, sd_bus_message **ret_reply, pid_t pid, pid_t tid, const char *types, ...) {
         va_list ap;
         int r;
 
         va_start(ap, types);
-        r = callv(method, ret_reply, true, types, ap);
+        r = callv(method, ret_reply, pid < 0 ? 0 : pid, tid, types, ap);
         va_end(ap);
         return r;
 }

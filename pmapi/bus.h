@@ -3,9 +3,13 @@
 #pragma once
 
 #include <systemd/sd-bus.h>
+#include <unistd.h>
 
 /* Calls method on the Manager with arguments appended by types/...; returns 0 or a PM_E* code.
  * ret_reply may be NULL. */
 int bus_call(const char *method, sd_bus_message **ret_reply, const char *types, ...);
-/* The same, with the first-party target (getpid(), gettid()) as the first two arguments. */
-int bus_call_self(const char *method, sd_bus_message **ret_reply, const char *types, ...);
+/* The same, with a target thread (pid, tid) as the first two arguments. */
+int bus_call_target(const char *method, sd_bus_message **ret_reply, pid_t pid, pid_t tid, const char *types, ...);
+/* The first-party target (getpid(), gettid()). */
+#define bus_call_self(method, ret_reply, ...) \
+        bus_call_target(method, ret_reply, getpid(), gettid(), __VA_ARGS__)

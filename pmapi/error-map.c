@@ -26,6 +26,11 @@ static const struct {
         { PMAPI_ERROR_EVENT_GROUPS,             PM_EGROUPS },
         { PMAPI_ERROR_OPEN_FAILED,              PM_EOPEN },
         { PMAPI_ERROR_NO_MEMORY,                PM_ENOMEM },
+        { PMAPI_ERROR_NOT_OWNER,                PM_ENOTOWNER },
+        { PMAPI_ERROR_SET_ID_TARGET,            PM_ESETID },
+        { PMAPI_ERROR_NOT_DUMPABLE,             PM_ENOTDUMPABLE },
+        { PMAPI_ERROR_PTRACE_SCOPE,             PM_EPTRACESCOPE },
+        { PMAPI_ERROR_DAEMON_THREAD,            PM_EDAEMONTHREAD },
         /* The broker's own answers when pmapid is absent or gone. */
         { SD_BUS_ERROR_SERVICE_UNKNOWN,         PM_ENODAEMON },
         { SD_BUS_ERROR_NAME_HAS_NO_OWNER,       PM_ENODAEMON },

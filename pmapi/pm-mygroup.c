@@ -6,7 +6,7 @@
 #include "reply.h"
 
 int pm_set_program_mygroup(pm_prog_t *prog) {
-        int r = call_set_program("SetGroupProgram", prog);
+        int r = call_set_program("SetGroupProgram", target_self(), prog);
 
         if (r == 0) {
                 bool inherits = !(prog->mode.w & PM_NO_INHERIT);
@@ -17,11 +17,11 @@ int pm_set_program_mygroup(pm_prog_t *prog) {
 }
 
 int pm_get_program_mygroup(pm_prog_t *prog) {
-        return call_get_program("GetGroupProgram", prog);
+        return call_get_program("GetGroupProgram", target_self(), prog);
 }
 
 int pm_delete_program_mygroup(void) {
-        int r = call_simple("DeleteGroupProgram");
+        int r = call_simple("DeleteGroupProgram", target_self());
 
         if (r == 0) {
                 inherit_note_thread(false);
@@ -31,19 +31,19 @@ int pm_delete_program_mygroup(void) {
 }
 
 int pm_start_mygroup(void) {
-        return call_simple("StartGroup");
+        return call_simple("StartGroup", target_self());
 }
 
 int pm_stop_mygroup(void) {
-        return call_simple("StopGroup");
+        return call_simple("StopGroup", target_self());
 }
 
 int pm_reset_data_mygroup(void) {
-        return call_simple("ResetGroupData");
+        return call_simple("ResetGroupData", target_self());
 }
 
 int pm_get_tdata_mygroup(pm_data_t *data, timebasestruct_t *time) {
-        return call_get_data("GetGroupData", /* group= */ true, data, time);
+        return call_get_data("GetGroupData", target_self(), /* group= */ true, data, time);
 }
 
 int pm_get_data_mygroup(pm_data_t *data) {

@@ -5,7 +5,7 @@
 #include "reply.h"
 
 int pm_set_program_mythread(pm_prog_t *prog) {
-        int r = call_set_program("SetProgram", prog);
+        int r = call_set_program("SetProgram", target_self(), prog);
 
         if (r == 0)
                 inherit_note_thread(!(prog->mode.w & PM_NO_INHERIT));
@@ -13,11 +13,11 @@ int pm_set_program_mythread(pm_prog_t *prog) {
 }
 
 int pm_get_program_mythread(pm_prog_t *prog) {
-        return call_get_program("GetProgram", prog);
+        return call_get_program("GetProgram", target_self(), prog);
 }
 
 int pm_delete_program_mythread(void) {
-        int r = call_simple("DeleteProgram");
+        int r = call_simple("DeleteProgram", target_self());
 
         if (r == 0)
                 inherit_note_thread(false);
@@ -25,19 +25,19 @@ int pm_delete_program_mythread(void) {
 }
 
 int pm_start_mythread(void) {
-        return call_simple("Start");
+        return call_simple("Start", target_self());
 }
 
 int pm_stop_mythread(void) {
-        return call_simple("Stop");
+        return call_simple("Stop", target_self());
 }
 
 int pm_reset_data_mythread(void) {
-        return call_simple("ResetData");
+        return call_simple("ResetData", target_self());
 }
 
 int pm_get_tdata_mythread(pm_data_t *data, timebasestruct_t *time) {
-        return call_get_data("GetData", /* group= */ false, data, time);
+        return call_get_data("GetData", target_self(), /* group= */ false, data, time);
 }
 
 int pm_get_data_mythread(pm_data_t *data) {

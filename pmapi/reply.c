@@ -1,7 +1,9 @@
-/* reply.c: see reply.h. Each public call is one of these shapes, so the _mythread and _mygroup
- * files only name their methods. */
+/* reply.c: see reply.h. Each public call is one of these shapes on one target, so the files of the
+ * call families (_mythread, _mygroup, _thread, _group and their pthread forms) only name their
+ * methods and targets. */
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bus.h"
 #include "catalog.h"
@@ -10,7 +12,20 @@
 
 _Static_assert(MAX_COUNTERS == 8, "SetProgram below spells out eight events");
 
-int call_set_program(const char *method, const pm_prog_t *prog) {
+CallTarget target_self(void) {
+        return (CallTarget) { getpid(), gettid() };
+}
+
+int target_from_pthread(pid_t pid, tid_t tid, ptid_t ptid, CallTarget *ret) {
+        if (ptid != 0 && tid == 0)
+                tid = (tid_t) ptid;
+        else if (ptid != 0 && ptid != (ptid_t) tid)
+                return PM_EPTID;
+        *ret = (CallTarget) { pid, tid };
+        return 0;
+}
+
+int call_set_program(const char *method, CallTarget t, const pm_prog_t *prog) {
         int r;
 
         if (!prog)
@@ -18,12 +33,12 @@ int call_set_program(const char *method, const pm_prog_t *prog) {
         r = catalog_check_program(prog);
         if (r != 0)
                 return r;
-        return bus_call_self(method, NULL, "iai", (int32_t) prog->mode.w, MAX_COUNTERS,
+        return bus_call_target(method, NULL, t.pid, t.tid, "iai", (int32_t) prog->mode.w, MAX_COUNTERS,
                              prog->events[0], prog->events[1], prog->events[2], prog->events[3],
                              prog->events[4], prog->events[5], prog->events[6], prog->events[7]);
 }
 
-int call_get_program(const char *method, pm_prog_t *prog) {
+int call_get_program(const char *method, CallTarget t, pm_prog_t *prog) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const int32_t *events;
         size_t n_bytes;
@@ -34,7 +49,7 @@ int call_get_program(const char *method, pm_prog_t *prog) {
                 return PM_EFAULT;
         if (!catalog_is_installed())
                 return PM_ENOTINIT;
-        r = bus_call_self(method, &reply, NULL);
+        r = bus_call_target(method, &reply, t.pid, t.tid, NULL);
         if (r != 0)
                 return r;
         if (sd_bus_message_read(reply, "i", &mode) < 0 ||
@@ -46,7 +61,7 @@ int call_get_program(const char *method, pm_prog_t *prog) {
         return 0;
 }
 
-int call_get_data(const char *method, bool group, pm_data_t *data, timebasestruct_t *time) {
+int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data, timebasestruct_t *time) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const int64_t *values;
         int32_t members = 0;
@@ -59,7 +74,7 @@ int call_get_data(const char *method, bool group, pm_data_t *data, timebasestruc
                 return PM_EFAULT;
         if (!catalog_is_installed())
                 return PM_ENOTINIT;
-        r = bus_call_self(method, &reply, NULL);
+        r = bus_call_target(method, &reply, t.pid, t.tid, NULL);
         if (r != 0)
                 return r;
         if (sd_bus_message_read_array(reply, 'x', (const void **) &values, &n_bytes) < 0 ||
@@ -79,8 +94,8 @@ int call_get_data(const char *method, bool group, pm_data_t *data, timebasestruc
         return 0;
 }
 
-int call_simple(const char *method) {
+int call_simple(const char *method, CallTarget t) {
         if (!catalog_is_installed())
                 return PM_ENOTINIT;
-        return bus_call_self(method, NULL, NULL);
+        return bus_call_target(method, NULL, t.pid, t.tid, NULL);
 }

@@ -1,16 +1,27 @@
 /* reply.h: the argument and reply shapes shared by every scope's calls (program and data). */
 #pragma once
 
+#include <stdbool.h>
 #include <systemd/sd-bus.h>
 
 #include "pmapi.h"
 
-/* Checks prog against the installed catalog and calls method(pid, tid, mode, events) for the
- * calling thread. */
-int call_set_program(const char *method, const pm_prog_t *prog);
-/* Calls method on the calling thread and reads its (mode, events) reply into prog. */
-int call_get_program(const char *method, pm_prog_t *prog);
-/* Calls method on the calling thread and reads its (data, timestamp[, members, flags]) reply. */
-int call_get_data(const char *method, bool group, pm_data_t *data, timebasestruct_t *time);
-/* A method on the calling thread without arguments or reply. */
-int call_simple(const char *method);
+/* The thread a call names: the calling thread for the first-party calls, any for third party. */
+typedef struct CallTarget {
+        pid_t pid;
+        pid_t tid;
+} CallTarget;
+
+CallTarget target_self(void);
+/* (pid, tid, ptid) of the _pthread/_pgroup calls as a target: ptid must be 0 or tid (tid 0 takes
+ * ptid). Returns 0 or PM_EPTID. */
+int target_from_pthread(pid_t pid, tid_t tid, ptid_t ptid, CallTarget *ret);
+
+/* Checks prog against the installed catalog and calls method(pid, tid, mode, events). */
+int call_set_program(const char *method, CallTarget t, const pm_prog_t *prog);
+/* Calls method on the target and reads its (mode, events) reply into prog. */
+int call_get_program(const char *method, CallTarget t, pm_prog_t *prog);
+/* Calls method on the target and reads its (data, timestamp[, members, flags]) reply. */
+int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data, timebasestruct_t *time);
+/* A method on the target without other arguments or reply. */
+int call_simple(const char *method, CallTarget t);

@@ -26,3 +26,9 @@
 #define PMAPI_ERROR_EVENT_GROUPS        PMAPI_ERROR_PREFIX "EventGroupsNotSupported"
 #define PMAPI_ERROR_OPEN_FAILED         PMAPI_ERROR_PREFIX "OpenFailed"
 #define PMAPI_ERROR_NO_MEMORY           PMAPI_ERROR_PREFIX "NoMemory"
+/* Refusals of the access rule (daemon/access.h), one per reason a caller can act on. */
+#define PMAPI_ERROR_NOT_OWNER           PMAPI_ERROR_PREFIX "NotOwner"
+#define PMAPI_ERROR_SET_ID_TARGET       PMAPI_ERROR_PREFIX "SetIdTarget"
+#define PMAPI_ERROR_NOT_DUMPABLE        PMAPI_ERROR_PREFIX "NotDumpable"
+#define PMAPI_ERROR_PTRACE_SCOPE        PMAPI_ERROR_PREFIX "PtraceScope"
+#define PMAPI_ERROR_DAEMON_THREAD       PMAPI_ERROR_PREFIX "DaemonThread"

@@ -165,18 +165,18 @@ static int set_program_raw(int pid, int tid, char ret_name[128]) {
 
 static pid_t root_pid, root_tid;
 
-/* As nobody: the root test process's thread (which has a live context) is not found, with the
- * same error as a thread that does not exist. */
+/* As nobody: the root test process's thread (which has a live context) is refused before any
+ * context is looked at; a tid claimed for the wrong process is not found. */
 static int other_process_body(void *arg) {
         char name[128];
 
         (void) arg;
         CHECK(set_program_raw(root_pid, root_tid, name) < 0);
-        CHECK(strcmp(name, "org.pmapi.PerfMon1.Error.NoSuchThread") == 0);
+        CHECK(strcmp(name, "org.pmapi.PerfMon1.Error.NotOwner") == 0);
         CHECK(raw_call("GetData", root_pid, root_tid, name) < 0);
-        CHECK(strcmp(name, "org.pmapi.PerfMon1.Error.NoSuchThread") == 0);
+        CHECK(strcmp(name, "org.pmapi.PerfMon1.Error.NotOwner") == 0);
         CHECK(raw_call("DeleteProgram", root_pid, root_tid, name) < 0);
-        CHECK(strcmp(name, "org.pmapi.PerfMon1.Error.NoSuchThread") == 0);
+        CHECK(strcmp(name, "org.pmapi.PerfMon1.Error.NotOwner") == 0);
         CHECK(raw_call("GetData", getpid(), root_tid, name) < 0);      /* claims it as its own */
         CHECK(strcmp(name, "org.pmapi.PerfMon1.Error.NoSuchThread") == 0);
         CHECK(raw_call("GetData", 999999, 999999, name) < 0);
@@ -184,7 +184,7 @@ static int other_process_body(void *arg) {
         return 0;
 }
 
-static void test_threads_of_other_processes_are_not_found(void **state) {
+static void test_threads_of_other_processes_follow_the_access_rule(void **state) {
         char name[128];
         pm_prog_t prog;
         pm_data_t d;
@@ -192,10 +192,10 @@ static void test_threads_of_other_processes_are_not_found(void **state) {
         (void) state;
         assert_int_equal(set_program_raw(getpid(), 1, name), -1);           /* pid 1 is not our thread */
         assert_string_equal(name, "org.pmapi.PerfMon1.Error.NoSuchThread");
-        assert_int_equal(set_program_raw(1, 1, name), -1);                  /* we are not pid 1 */
-        assert_string_equal(name, "org.pmapi.PerfMon1.Error.NoSuchThread");
         assert_int_equal(set_program_raw(getpid(), fixture.daemon_pid, name), -1);
         assert_string_equal(name, "org.pmapi.PerfMon1.Error.NoSuchThread");
+        assert_int_equal(set_program_raw(fixture.daemon_pid, fixture.daemon_pid, name), -1);
+        assert_string_equal(name, "org.pmapi.PerfMon1.Error.DaemonThread"); /* not even for root */
 
         program_one(&prog, PM_USER | PM_COUNT, page_faults_id);
         assert_int_equal(pm_set_program_mythread(&prog), 0);
@@ -328,7 +328,7 @@ int main(void) {
                 cmocka_unit_test(test_event_ids_must_come_from_pm_init),
                 cmocka_unit_test(test_mode_bits_are_checked),
                 cmocka_unit_test(test_calls_without_context_are_refused),
-                cmocka_unit_test(test_threads_of_other_processes_are_not_found),
+                cmocka_unit_test(test_threads_of_other_processes_follow_the_access_rule),
                 cmocka_unit_test(test_perf_event_paranoid_is_applied_to_unprivileged_callers),
                 cmocka_unit_test(test_malformed_bus_calls_get_errors_and_daemon_keeps_serving),
         };

@@ -14,6 +14,7 @@
 
 #define ME 1000
 #define OTHER 1001
+#define MY_GID 5
 #define CALLER_PID 4242
 
 typedef struct Row {
@@ -25,49 +26,75 @@ typedef struct Row {
 } Row;
 
 #define UIDS(a, b, c) { a, b, c }
-#define TARGET(u, g, tracer, dumpable, ancestor) { u, g, tracer, dumpable, ancestor }
+#define G UIDS(MY_GID, MY_GID, MY_GID)
+/* uids, gids, tracer, dumpable, caller is an ancestor, same process, pmapid's own */
+#define TARGET(u, g, tracer, dumpable, ancestor) { u, g, tracer, dumpable, ancestor, false, false }
+#define OWN_THREAD(u, dumpable) { u, G, 0, dumpable, false, true, false }
+#define DAEMON_THREAD { UIDS(0, 0, 0), UIDS(0, 0, 0), 0, true, false, false, true }
 
 static const Row rows[] = {
-        { "root, any target",                 0,     TARGET(UIDS(OTHER, OTHER, OTHER), UIDS(5, 5, 5), 0, false, false), 3,
+        { "root, any target",                 0,     TARGET(UIDS(OTHER, OTHER, OTHER), UIDS(7, 7, 7), 0, false, false), 3,
           ACCESS_ROOT },
-        { "owner, dumpable",                  ME,    TARGET(UIDS(ME, ME, ME), UIDS(5, 5, 5), 0, true, false), 0,
+        { "own process, even not dumpable",   ME,    OWN_THREAD(UIDS(ME, ME, ME), false), 3,
+          ACCESS_SELF },
+        { "own process, set-id",              ME,    OWN_THREAD(UIDS(ME, 0, 0), true), 0,
+          ACCESS_SELF },
+        { "pmapid's thread, root",            0,     DAEMON_THREAD, 0,
+          ACCESS_DENIED_DAEMON },
+        { "pmapid's thread, other user",      ME,    DAEMON_THREAD, 0,
+          ACCESS_DENIED_DAEMON },
+        { "owner, dumpable",                  ME,    TARGET(UIDS(ME, ME, ME), G, 0, true, false), 0,
           ACCESS_OWNER },
-        { "other uid",                        OTHER, TARGET(UIDS(ME, ME, ME), UIDS(5, 5, 5), 0, true, false), 0,
+        { "other uid",                        OTHER, TARGET(UIDS(ME, ME, ME), G, 0, true, false), 0,
           ACCESS_DENIED_OTHER_USER },
-        { "owner's target ran setuid root",   ME,    TARGET(UIDS(ME, 0, 0), UIDS(5, 5, 5), 0, true, false), 0,
+        { "owner, target in another group",   ME,    TARGET(UIDS(ME, ME, ME), UIDS(7, 7, 7), 0, true, false), 0,
+          ACCESS_DENIED_OTHER_GROUP },
+        { "owner's target ran setuid root",   ME,    TARGET(UIDS(ME, 0, 0), G, 0, true, false), 0,
           ACCESS_DENIED_SET_ID },
-        { "setuid to the caller's uid",       ME,    TARGET(UIDS(OTHER, ME, ME), UIDS(5, 5, 5), 0, true, false), 0,
+        { "setuid to the caller's uid",       ME,    TARGET(UIDS(OTHER, ME, ME), G, 0, true, false), 0,
           ACCESS_DENIED_SET_ID },
-        { "mixed uids of a third user",       ME,    TARGET(UIDS(OTHER, 0, 0), UIDS(5, 5, 5), 0, true, false), 0,
+        { "mixed uids of a third user",       ME,    TARGET(UIDS(OTHER, 0, 0), G, 0, true, false), 0,
           ACCESS_DENIED_OTHER_USER },
-        { "owner, setgid target",             ME,    TARGET(UIDS(ME, ME, ME), UIDS(5, 6, 6), 0, true, false), 0,
+        { "owner, setgid target",             ME,    TARGET(UIDS(ME, ME, ME), UIDS(MY_GID, 6, 6), 0, true, false), 0,
           ACCESS_DENIED_SET_ID },
-        { "owner, not dumpable",              ME,    TARGET(UIDS(ME, ME, ME), UIDS(5, 5, 5), 0, false, false), 0,
+        { "owner, not dumpable",              ME,    TARGET(UIDS(ME, ME, ME), G, 0, false, false), 0,
           ACCESS_DENIED_NOT_DUMPABLE },
-        { "tracer of another user's target",  OTHER, TARGET(UIDS(ME, ME, ME), UIDS(5, 5, 5), CALLER_PID, false, false), 3,
+        { "tracer of another user's target",  OTHER, TARGET(UIDS(ME, ME, ME), G, CALLER_PID, false, false), 3,
           ACCESS_TRACER },
-        { "traced by someone else",           OTHER, TARGET(UIDS(ME, ME, ME), UIDS(5, 5, 5), 99, true, false), 0,
+        { "traced by someone else",           OTHER, TARGET(UIDS(ME, ME, ME), G, 99, true, false), 0,
           ACCESS_DENIED_OTHER_USER },
-        { "yama 1, caller is the parent",     ME,    TARGET(UIDS(ME, ME, ME), UIDS(5, 5, 5), 0, true, true), 1,
+        { "yama 1, caller is the parent",     ME,    TARGET(UIDS(ME, ME, ME), G, 0, true, true), 1,
           ACCESS_OWNER },
-        { "yama 1, caller is not an ancestor", ME,   TARGET(UIDS(ME, ME, ME), UIDS(5, 5, 5), 0, true, false), 1,
+        { "yama 1, caller is not an ancestor", ME,   TARGET(UIDS(ME, ME, ME), G, 0, true, false), 1,
           ACCESS_DENIED_YAMA },
-        { "yama 2, owner",                    ME,    TARGET(UIDS(ME, ME, ME), UIDS(5, 5, 5), 0, true, true), 2,
+        { "yama 2, owner",                    ME,    TARGET(UIDS(ME, ME, ME), G, 0, true, true), 2,
           ACCESS_DENIED_YAMA },
-        { "yama 3, root",                     0,     TARGET(UIDS(ME, ME, ME), UIDS(5, 5, 5), 0, true, true), 3,
+        { "yama 3, root",                     0,     TARGET(UIDS(ME, ME, ME), G, 0, true, true), 3,
           ACCESS_ROOT },
 };
 
 static void test_access_rule_table(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
-                Caller c = { .pid = CALLER_PID, .euid = rows[i].caller_euid };
+                Caller c = { .pid = CALLER_PID, .euid = rows[i].caller_euid, .egid = MY_GID };
                 AccessVerdict v = access_check(&c, &rows[i].target, rows[i].yama);
                 if (v != rows[i].expected)
                         fail_msg("%s: verdict %d, expected %d", rows[i].what, v, rows[i].expected);
-                assert_int_equal(access_allowed(v), v == ACCESS_ROOT || v == ACCESS_TRACER || v == ACCESS_OWNER);
+                assert_int_equal(access_allowed(v), v == ACCESS_SELF || v == ACCESS_ROOT || v == ACCESS_TRACER ||
+                                                    v == ACCESS_OWNER);
                 assert_non_null(access_verdict_reason(v));
         }
+}
+
+/* Every refusal has a reason a person can act on, distinct from the others. */
+static void test_every_refusal_has_its_own_reason(void **state) {
+        (void) state;
+        for (int v = 0; v < _ACCESS_VERDICT_MAX; v++) {
+                assert_string_not_equal(access_verdict_reason(v), "invalid verdict");
+                for (int w = 0; w < v; w++)
+                        assert_string_not_equal(access_verdict_reason(v), access_verdict_reason(w));
+        }
+        assert_string_equal(access_verdict_reason(_ACCESS_VERDICT_MAX), "invalid verdict");
 }
 
 static void test_reads_this_thread(void **state) {
@@ -81,6 +108,9 @@ static void test_reads_this_thread(void **state) {
         assert_int_equal(t.tracer, 0);
         assert_true(t.dumpable);
         assert_true(t.caller_is_ancestor);                      /* our parent started us */
+        assert_false(t.same_process);
+        assert_int_equal(target_creds_read(getpid(), gettid(), getpid(), &t), 0);
+        assert_true(t.same_process);
         assert_int_equal(target_creds_read(getpid(), 1, getpid(), &t), -ESRCH);     /* not our thread */
 }
 
@@ -120,6 +150,7 @@ static void test_reads_a_non_dumpable_child(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_access_rule_table),
+                cmocka_unit_test(test_every_refusal_has_its_own_reason),
                 cmocka_unit_test(test_reads_this_thread),
                 cmocka_unit_test(test_reads_a_non_dumpable_child),
         };

@@ -73,6 +73,12 @@ static const PmCode known_codes[] = {
         CODE(PM_EGROUPS),
         CODE(PM_ENOEVENTS),
         CODE(PM_ENOGROUP),
+        CODE(PM_ENOTOWNER),
+        CODE(PM_ESETID),
+        CODE(PM_ENOTDUMPABLE),
+        CODE(PM_EPTRACESCOPE),
+        CODE(PM_EDAEMONTHREAD),
+        CODE(PM_EPTID),
         CODE(PM_EEXIST),
         CODE(PM_ENOTSTARTED),
 };
@@ -217,7 +223,7 @@ static void test_every_pm_code_has_its_own_message(void **state) {
 }
 
 static void test_unknown_codes_say_unknown(void **state) {
-        static const int unknown[] = { 13, -1, 1000, 22, 58, 60, 84, 86, -59, 2147483647 };
+        static const int unknown[] = { 13, -1, 1000, 28, 58, 60, 84, 86, -59, 2147483647 };
 
         for (size_t i = 0; i < ELEMENTSOF(unknown); i++)
                 assert_string_equal(pm_strerror((char *) "x", unknown[i]), UNKNOWN_CODE_TEXT);
@@ -273,6 +279,7 @@ static void test_daemon_errnos_reach_the_right_pm_codes(void **state) {
                 { -ENOLINK, PM_ENOGROUP },
                 { -EBUSY,   PM_EEXIST },
                 { -EDQUOT,  PM_ELIMIT },
+                { -ENFILE,  PM_ELIMIT },
                 { -EPERM,   PM_EPERM },
                 { -EACCES,  PM_EKERNELMODE },
                 { -ENODEV,  PM_EOPEN },
@@ -294,6 +301,37 @@ static void test_daemon_errnos_reach_the_right_pm_codes(void **state) {
                 assert_non_null(e.message);
                 assert_non_null(strstr(e.message, "4243"));
                 assert_int_equal(error_map_from_bus(&e, -EIO), table[i].pm_code);
+        }
+}
+
+/* Each refusal of the access rule reaches the library as its own code, with its reason. */
+static void test_access_refusals_reach_their_own_pm_codes(void **state) {
+        static const struct {
+                AccessVerdict verdict;
+                int pm_code;
+        } table[] = {
+                { ACCESS_DENIED_OTHER_USER,   PM_ENOTOWNER },
+                { ACCESS_DENIED_OTHER_GROUP,  PM_ENOTOWNER },
+                { ACCESS_DENIED_SET_ID,       PM_ESETID },
+                { ACCESS_DENIED_NOT_DUMPABLE, PM_ENOTDUMPABLE },
+                { ACCESS_DENIED_YAMA,         PM_EPTRACESCOPE },
+                { ACCESS_DENIED_DAEMON,       PM_EDAEMONTHREAD },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+
+                assert_true(bus_error_target(&e, -EPERM, table[i].verdict, 4242, 4243) < 0);
+                assert_non_null(strstr(e.message, access_verdict_reason(table[i].verdict)));
+                assert_non_null(strstr(e.message, "4243"));
+                assert_int_equal(error_map_from_bus(&e, -EIO), table[i].pm_code);
+        }
+        /* -EPERM without a refusal is perf refused by perf_event_paranoid, as before. */
+        {
+                _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+                assert_true(bus_error_target(&e, -EPERM, ACCESS_SELF, 4242, 4243) < 0);
+                assert_int_equal(error_map_from_bus(&e, -EIO), PM_EPERM);
         }
 }
 
@@ -404,6 +442,7 @@ int main(void) {
                 cmocka_unit_test(test_unknown_codes_say_unknown),
                 cmocka_unit_test(test_pm_error_prints_where_and_message),
                 cmocka_unit_test(test_daemon_errnos_reach_the_right_pm_codes),
+                cmocka_unit_test(test_access_refusals_reach_their_own_pm_codes),
                 cmocka_unit_test(test_unmapped_errno_reaches_the_library_as_daemon_error),
                 cmocka_unit_test(test_program_errors_reach_the_right_pm_codes),
                 cmocka_unit_test(test_unknown_event_message_names_the_counter),

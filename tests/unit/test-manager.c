@@ -168,7 +168,8 @@ static int setup_manager(void **state) {
                 return -1;
         if (manager_new(/* event= */ NULL, &counter_backend_fake, t, &f->m) < 0)
                 return -1;
-        f->caller = (Caller) { .pid = getpid(), .euid = geteuid() };
+        f->m->self_pid = 0;             /* the targets are this process's threads: not a daemon's here */
+        f->caller = (Caller) { .pid = getpid(), .euid = geteuid(), .egid = getegid() };
         f->n_open_before = counter_fake_n_open();
         *state = f;
         return 0;
@@ -237,7 +238,7 @@ static int64_t group_value(Group *g) {
 static Context *context_of(Fixture *f, pid_t tid) {
         Context *c = NULL;
 
-        assert_int_equal(manager_get_thread(f->m, &f->caller, f->caller.pid, tid, &c), 0);
+        assert_int_equal(manager_get_thread(f->m, &f->caller, f->caller.pid, tid, &c, NULL), 0);
         assert_non_null(c);
         assert_int_equal(c->tid, tid);
         return c;
@@ -247,7 +248,7 @@ static Group *group_of(Fixture *f, pid_t tid) {
         Context *c = NULL;
         Group *g = NULL;
 
-        assert_int_equal(manager_get_group(f->m, &f->caller, f->caller.pid, tid, &c, &g), 0);
+        assert_int_equal(manager_get_group(f->m, &f->caller, f->caller.pid, tid, &c, &g, NULL), 0);
         assert_ptr_equal(c->group, g);
         return g;
 }
@@ -255,7 +256,7 @@ static Group *group_of(Fixture *f, pid_t tid) {
 static void set_group(Fixture *f, pid_t tid, uint32_t mode) {
         Program p = program_with(mode);
 
-        assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, tid, &p), 0);
+        assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, tid, &p, NULL), 0);
 }
 
 /* Thread tid of this process, created by thread ptid of this process, asks to inherit. */
@@ -290,7 +291,7 @@ static void test_descendant_group_starts_with_the_caller_alone(void **state) {
         assert_int_equal(g->n_live, 1);
         assert_ptr_equal(g->live[0], c);
         assert_int_equal(manager_n_contexts(f->m), 1);  /* the other thread is not taken */
-        assert_int_equal(manager_get_thread(f->m, &f->caller, f->caller.pid, w->tid, &c), -ENODATA);
+        assert_int_equal(manager_get_thread(f->m, &f->caller, f->caller.pid, w->tid, &c, NULL), -ENODATA);
 
         work(context_of(f, gettid()), 5);
         assert_int_equal(group_value(g), 5);
@@ -303,10 +304,10 @@ static void test_second_program_on_a_group_member_is_refused(void **state) {
 
         set_group(f, gettid(), PM_USER | PM_COUNT);
         g = group_of(f, gettid());
-        assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(), &p), -EEXIST);
-        assert_int_equal(manager_set_program(f->m, &f->caller, f->caller.pid, gettid(), &p), -EEXIST);
+        assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(), &p, NULL), -EEXIST);
+        assert_int_equal(manager_set_program(f->m, &f->caller, f->caller.pid, gettid(), &p, NULL), -EEXIST);
         p.mode |= PM_PROCESS;
-        assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(), &p), -EEXIST);
+        assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(), &p, NULL), -EEXIST);
 
         assert_int_equal(manager_n_contexts(f->m), 1);
         assert_int_equal(g_hash_table_size(f->m->groups), 1);
@@ -325,16 +326,16 @@ static void test_process_group_refused_while_a_thread_has_a_context(void **state
         Group *g;
 
         worker_start(f);
-        assert_int_equal(manager_set_program(f->m, &f->caller, f->caller.pid, w->tid, &thread_program), 0);
+        assert_int_equal(manager_set_program(f->m, &f->caller, f->caller.pid, w->tid, &thread_program, NULL), 0);
         assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(),
-                                                   &process_program), -EBUSY);
+                                                   &process_program, NULL), -EBUSY);
         assert_int_equal(manager_n_contexts(f->m), 1);
         assert_int_equal(g_hash_table_size(f->m->groups), 0);
 
         manager_delete_context(f->m, context_of(f, w->tid));
         assert_int_equal(manager_n_contexts(f->m), 0);
         assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(),
-                                                   &process_program), 0);
+                                                   &process_program, NULL), 0);
 
         n_tasks = count_tasks();
         assert_int_equal(n_tasks, 3);                   /* main and two workers */
@@ -402,7 +403,7 @@ static void test_thread_context_is_inherited_without_a_group(void **state) {
         Worker *w = worker_start(f);
         Context *c;
 
-        assert_int_equal(manager_set_program(f->m, &f->caller, f->caller.pid, gettid(), &p), 0);
+        assert_int_equal(manager_set_program(f->m, &f->caller, f->caller.pid, gettid(), &p, NULL), 0);
         work(context_of(f, gettid()), 9);
         assert_true(inherit(f, w->tid, gettid()));
         c = context_of(f, w->tid);
@@ -425,7 +426,7 @@ static void test_no_inherit_creator_passes_nothing_on(void **state) {
         assert_false(attached);
         assert_int_equal(manager_n_contexts(f->m), 1);
         assert_int_equal(g->n_members, 1);
-        assert_int_equal(manager_get_thread(f->m, &f->caller, f->caller.pid, w->tid, &(Context *) { NULL }),
+        assert_int_equal(manager_get_thread(f->m, &f->caller, f->caller.pid, w->tid, &(Context *) { NULL }, NULL),
                          -ENODATA);
 }
 
@@ -444,7 +445,7 @@ static void test_creator_without_context_passes_nothing_on(void **state) {
 static void test_child_process_joins_a_descendant_group(void **state) {
         Fixture *f = *state;
         pid_t child = child_start(f);
-        Caller child_caller = { .pid = child, .euid = geteuid() };
+        Caller child_caller = { .pid = child, .euid = geteuid(), .egid = getegid() };
         bool attached = false;
         Context *c;
         Group *g;
@@ -466,7 +467,7 @@ static void test_child_process_joins_a_descendant_group(void **state) {
 static void test_child_process_does_not_join_a_process_group(void **state) {
         Fixture *f = *state;
         pid_t child = child_start(f);
-        Caller child_caller = { .pid = child, .euid = geteuid() };
+        Caller child_caller = { .pid = child, .euid = geteuid(), .egid = getegid() };
         bool attached = true;
         unsigned n_tasks = count_tasks();
         Group *g;
@@ -527,7 +528,7 @@ static void test_deleted_member_takes_its_counts_out_of_the_group(void **state) 
         assert_int_equal(group_value(g), 321);
 
         manager_delete_context(f->m, context_of(f, a->tid));
-        assert_int_equal(manager_get_thread(f->m, &f->caller, f->caller.pid, a->tid, &(Context *) { NULL }),
+        assert_int_equal(manager_get_thread(f->m, &f->caller, f->caller.pid, a->tid, &(Context *) { NULL }, NULL),
                          -ENODATA);
         assert_int_equal(g->n_live, 2);
         assert_true(is_live_member(g, context_of(f, gettid())));
@@ -620,7 +621,7 @@ static void test_process_group_over_the_user_limit_leaves_nothing(void **state) 
         worker_start(f);
         assert_int_equal(count_tasks(), 3);
         f->m->max_contexts_per_uid = 2;
-        assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(), &p), -EDQUOT);
+        assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(), &p, NULL), -EDQUOT);
         assert_int_equal(manager_n_contexts(f->m), 0);
         assert_int_equal(g_hash_table_size(f->m->groups), 0);
         assert_int_equal(g_hash_table_size(f->m->contexts_per_uid), 0);
@@ -628,7 +629,7 @@ static void test_process_group_over_the_user_limit_leaves_nothing(void **state) 
 
         /* The limit was the only obstacle, and the failed attempt used none of it up. */
         f->m->max_contexts_per_uid = 3;
-        assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(), &p), 0);
+        assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(), &p, NULL), 0);
         assert_int_equal(group_of(f, gettid())->n_members, 3);
 }
 
@@ -649,14 +650,14 @@ static void test_process_group_refused_when_a_dead_context_is_met_first(void **s
         Worker *busy = worker_start(f);
         Context *live;
 
-        assert_int_equal(manager_set_program(f->m, &f->caller, f->caller.pid, busy->tid, &thread_program), 0);
+        assert_int_equal(manager_set_program(f->m, &f->caller, f->caller.pid, busy->tid, &thread_program, NULL), 0);
         live = context_of(f, busy->tid);
         /* Contexts whose threads have exited, unreaped (no event loop), until the table's order
          * puts one of them before the live one. */
         while (first_in_table(f->m) == live && f->n_workers < MAX_WORKERS) {
                 Worker *w = worker_start(f);
                 assert_int_equal(manager_set_program(f->m, &f->caller, f->caller.pid, w->tid,
-                                                     &thread_program), 0);
+                                                     &thread_program, NULL), 0);
                 worker_finish(w);
         }
         if (first_in_table(f->m) == live) {
@@ -664,7 +665,7 @@ static void test_process_group_refused_when_a_dead_context_is_met_first(void **s
                 skip();
         }
         assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(),
-                                                   &process_program), -EBUSY);
+                                                   &process_program, NULL), -EBUSY);
         assert_int_equal(g_hash_table_size(f->m->groups), 0);
 }
 
@@ -682,7 +683,7 @@ static void test_free_with_live_group_touches_no_freed_context(void **state) {
                 Program p = program_with(PM_USER | PM_COUNT);
                 bool attached = false;
 
-                assert_int_equal(manager_set_group_program(m, &f->caller, f->caller.pid, gettid(), &p), 0);
+                assert_int_equal(manager_set_group_program(m, &f->caller, f->caller.pid, gettid(), &p, NULL), 0);
                 assert_int_equal(manager_inherit(m, &f->caller, f->caller.pid, w->tid, f->caller.pid,
                                                  gettid(), NOW, &attached), 0);
                 assert_true(attached);

@@ -1,0 +1,87 @@
+/* pm-group.c: the third-party calls on a thread's counting group (_group, and _pgroup, which names
+ * the same group on Linux). The target thread is the "calling thread" of the group rules (a group
+ * start or reset acts on it too); pmapid decides whether the caller may act on it (the kernel's
+ * ptrace rule); the library only names it. */
+#include "pmapi.h"
+#include "reply.h"
+
+#define TARGET(pid, tid) ((CallTarget) { (pid), (tid) })
+
+int pm_set_program_group(pid_t pid, tid_t tid, pm_prog_t *prog) {
+        return call_set_program("SetGroupProgram", TARGET(pid, tid), prog);
+}
+
+int pm_get_program_group(pid_t pid, tid_t tid, pm_prog_t *prog) {
+        return call_get_program("GetGroupProgram", TARGET(pid, tid), prog);
+}
+
+int pm_delete_program_group(pid_t pid, tid_t tid) {
+        return call_simple("DeleteGroupProgram", TARGET(pid, tid));
+}
+
+int pm_start_group(pid_t pid, tid_t tid) {
+        return call_simple("StartGroup", TARGET(pid, tid));
+}
+
+int pm_stop_group(pid_t pid, tid_t tid) {
+        return call_simple("StopGroup", TARGET(pid, tid));
+}
+
+int pm_reset_data_group(pid_t pid, tid_t tid) {
+        return call_simple("ResetGroupData", TARGET(pid, tid));
+}
+
+int pm_get_tdata_group(pid_t pid, tid_t tid, pm_data_t *data, timebasestruct_t *time) {
+        return call_get_data("GetGroupData", TARGET(pid, tid), /* group= */ true, data, time);
+}
+
+int pm_get_data_group(pid_t pid, tid_t tid, pm_data_t *data) {
+        return pm_get_tdata_group(pid, tid, data, NULL);
+}
+
+/* The pgroup forms: (tid, ptid) resolved to one kernel thread first. */
+#define RESOLVE(pid, tid, ptid, t)                                      \
+        CallTarget t;                                                   \
+        int _r = target_from_pthread(pid, tid, ptid, &t);               \
+        if (_r != 0)                                                    \
+                return _r
+
+int pm_set_program_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_t *prog) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_set_program_group(t.pid, t.tid, prog);
+}
+
+int pm_get_program_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_t *prog) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_get_program_group(t.pid, t.tid, prog);
+}
+
+int pm_delete_program_pgroup(pid_t pid, tid_t tid, ptid_t ptid) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_delete_program_group(t.pid, t.tid);
+}
+
+int pm_start_pgroup(pid_t pid, tid_t tid, ptid_t ptid) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_start_group(t.pid, t.tid);
+}
+
+int pm_stop_pgroup(pid_t pid, tid_t tid, ptid_t ptid) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_stop_group(t.pid, t.tid);
+}
+
+int pm_reset_data_pgroup(pid_t pid, tid_t tid, ptid_t ptid) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_reset_data_group(t.pid, t.tid);
+}
+
+int pm_get_data_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_get_data_group(t.pid, t.tid, data);
+}
+
+int pm_get_tdata_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data, timebasestruct_t *time) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_get_tdata_group(t.pid, t.tid, data, time);
+}

@@ -5,15 +5,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <systemd/sd-daemon.h>
 
 #include "bus-names.h"
+#include "config.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-dbus.h"
 #include "perf-syscall.h"
 
-static unsigned arg_max_contexts_per_uid = MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID;
+#define DEFAULT_CONFIG PMAPI_SYSCONFDIR "/pmapi/pmapid.conf"
+
+static unsigned arg_max_contexts_per_uid;       /* 0: the configuration's */
+static const char *arg_config = DEFAULT_CONFIG;
+static bool arg_config_required;
 static bool arg_list_events;
 
 static void help(void) {
@@ -22,17 +28,19 @@ static void help(void) {
                "libpmapi clients on the system bus (%s).\n\n"
                "  -h --help                      Show this help\n"
                "     --version                   Show the version\n"
+               "     --config=FILE               Read limits from FILE (default %s)\n"
                "     --max-contexts-per-user=N   Contexts one uid may hold (default %u)\n"
                "     --list-events               Print the event catalog of this machine and exit\n"
                "  -v --verbose                   Log debug messages\n",
-               PMAPI_SERVICE, MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID);
+               PMAPI_SERVICE, DEFAULT_CONFIG, MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID);
 }
 
 static int parse_argv(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_MAX_CONTEXTS, ARG_LIST_EVENTS };
+        enum { ARG_VERSION = 0x100, ARG_CONFIG, ARG_MAX_CONTEXTS, ARG_LIST_EVENTS };
         static const struct option options[] = {
                 { "help",                  no_argument,       NULL, 'h' },
                 { "version",               no_argument,       NULL, ARG_VERSION },
+                { "config",                required_argument, NULL, ARG_CONFIG },
                 { "max-contexts-per-user", required_argument, NULL, ARG_MAX_CONTEXTS },
                 { "list-events",           no_argument,       NULL, ARG_LIST_EVENTS },
                 { "verbose",               no_argument,       NULL, 'v' },
@@ -48,10 +56,14 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_VERSION:
                         printf("pmapid %s\n", PMAPI_VERSION);
                         return 0;
+                case ARG_CONFIG:
+                        arg_config = optarg;
+                        arg_config_required = true;
+                        break;
                 case ARG_MAX_CONTEXTS: {
                         char *end;
                         unsigned long v = strtoul(optarg, &end, 10);
-                        if (*optarg == '\0' || *end != '\0' || v == 0 || v > 1000000) {
+                        if (*optarg == '\0' || *end != '\0' || v == 0 || v > CONFIG_MAX_LIMIT) {
                                 log_error("Invalid --max-contexts-per-user '%s'.", optarg);
                                 return -EINVAL;
                         }
@@ -96,16 +108,34 @@ static int check_kernel(void) {
         return 0;
 }
 
+/* Every context holds fds: take all the kernel lets us have before the limits are computed. */
+static void raise_fd_limit(void) {
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+                rl.rlim_cur = rl.rlim_max;
+                if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                        log_warning_errno(-errno, "Cannot raise the fd limit: %m, ignoring");
+        }
+}
+
 static int run(void) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         EventTable *events = NULL;
         Manager *m = NULL;
+        Config config;
         int r;
 
         r = check_kernel();
         if (r < 0)
                 return r;
+        raise_fd_limit();
+        r = config_load(arg_config, arg_config_required, &config);
+        if (r < 0)
+                return r;
+        if (arg_max_contexts_per_uid > 0)
+                config.max_contexts_per_uid = arg_max_contexts_per_uid;
         r = event_table_load(&events);
         if (r < 0)
                 return log_error_errno(r, "Failed to build the event catalog: %m");
@@ -123,7 +153,9 @@ static int run(void) {
                 event_table_free(events);
                 return log_error_errno(r, "Failed to allocate the manager: %m");
         }
-        m->max_contexts_per_uid = arg_max_contexts_per_uid;
+        m->max_contexts_per_uid = config.max_contexts_per_uid;
+        m->max_contexts = config.max_contexts;
+        log_info("Limits: %u contexts per user, %u in all.", m->max_contexts_per_uid, m->max_contexts);
         r = manager_watch_forks(m);
         if (r < 0)
                 log_warning_errno(r, "Cannot read perf fork records (%m): threads not created through "

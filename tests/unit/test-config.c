@@ -1,0 +1,110 @@
+/* test-config.c: pmapid.conf (daemon/config.c): defaults without a file, the two limits, and every
+ * malformed file refused rather than half applied. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "macro.h"
+#include "manager.h"
+
+static char path[64];
+
+static const char *write_conf(const char *text) {
+        FILE *f;
+
+        (void) snprintf(path, sizeof(path), "/tmp/pmapid-conf-XXXXXX");
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        f = fdopen(fd, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        assert_int_equal(fclose(f), 0);
+        return path;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        if (path[0])
+                unlink(path);
+        path[0] = '\0';
+        return 0;
+}
+
+static void test_missing_default_file_gives_the_defaults(void **state) {
+        Config c;
+
+        (void) state;
+        assert_int_equal(config_load("/nonexistent/pmapid.conf", /* required= */ false, &c), 0);
+        assert_int_equal(c.max_contexts_per_uid, MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID);
+        assert_int_equal(c.max_contexts, manager_default_max_contexts());
+        assert_true(c.max_contexts >= 1);
+}
+
+static void test_missing_required_file_is_an_error(void **state) {
+        Config c = { 7, 7 };
+
+        (void) state;
+        assert_int_equal(config_load("/nonexistent/pmapid.conf", /* required= */ true, &c), -EINVAL);
+        assert_int_equal(c.max_contexts_per_uid, 7);            /* untouched on failure */
+}
+
+static void test_limits_are_read(void **state) {
+        Config c;
+
+        (void) state;
+        write_conf("# comment\n[Limits]\nMaxContextsPerUser = 3\nMaxContexts=40\n");
+        assert_int_equal(config_load(path, true, &c), 0);
+        assert_int_equal(c.max_contexts_per_uid, 3);
+        assert_int_equal(c.max_contexts, 40);
+}
+
+static void test_one_limit_keeps_the_other_default(void **state) {
+        Config c;
+
+        (void) state;
+        write_conf("[Limits]\nMaxContexts=9\n");
+        assert_int_equal(config_load(path, true, &c), 0);
+        assert_int_equal(c.max_contexts_per_uid, MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID);
+        assert_int_equal(c.max_contexts, 9);
+}
+
+static void test_malformed_files_are_refused(void **state) {
+        static const char *const bad[] = {
+                "[Limits]\nMaxContextsPerUser=0\n",
+                "[Limits]\nMaxContextsPerUser=-1\n",
+                "[Limits]\nMaxContextsPerUser=12abc\n",
+                "[Limits]\nMaxContextsPerUser=\n",
+                "[Limits]\nMaxContexts=99999999999999999999\n",
+                "[Limits]\nMaxContexts=1000001\n",
+                "[Limits]\nMaxContextPerUser=5\n",              /* a typo is not ignored */
+                "[Limit]\nMaxContexts=5\n",
+                "MaxContexts=5\n",                              /* a key outside any section */
+                "[Limits\n",
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                Config c = { 7, 7 };
+                write_conf(bad[i]);
+                if (config_load(path, false, &c) != -EINVAL)
+                        fail_msg("accepted: %s", bad[i]);
+                assert_int_equal(c.max_contexts, 7);
+                teardown(NULL);
+        }
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_missing_default_file_gives_the_defaults),
+                cmocka_unit_test(test_missing_required_file_is_an_error),
+                cmocka_unit_test_teardown(test_limits_are_read, teardown),
+                cmocka_unit_test_teardown(test_one_limit_keeps_the_other_default, teardown),
+                cmocka_unit_test_teardown(test_malformed_files_are_refused, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,10 +50,15 @@ static int write_bus_conf(const BusFixture *f, const char *policy) {
         return fclose(o) == 0 ? 0 : -errno;
 }
 
-static pid_t spawn(char *const argv[], char *const envp_extra) {
+static pid_t spawn(char *const argv[], char *const envp_extra, const char *log_path) {
         pid_t pid = fork();
 
         if (pid == 0) {
+                if (log_path) {
+                        int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+                        if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+                                _exit(127);
+                }
                 if (envp_extra)
                         putenv(envp_extra);
                 execv(argv[0], argv);
@@ -118,7 +124,7 @@ int bus_fixture_start_bus(BusFixture *f) {
         }
         snprintf(conf_arg, sizeof(conf_arg), "--config-file=%s/bus.conf", f->dir);
         char *argv[] = { (char *) "/usr/bin/dbus-daemon", (char *) "--nofork", conf_arg, NULL };
-        f->bus_pid = spawn(argv, NULL);
+        f->bus_pid = spawn(argv, NULL, NULL);
         for (int i = 0; i < 500 && !bus_answers(f->address); i++)
                 sleep_ms(10);
         if (!bus_answers(f->address)) {
@@ -144,7 +150,9 @@ int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args) {
         for (; extra_args && *extra_args && n < 15; extra_args++)
                 argv[n++] = (char *) *extra_args;
         snprintf(env, sizeof(env), "DBUS_SYSTEM_BUS_ADDRESS=%s", f->address);
-        f->daemon_pid = spawn(argv, env);
+        if (f->capture_log)
+                snprintf(f->log_path, sizeof(f->log_path), "%s/pmapid.log", f->dir);
+        f->daemon_pid = spawn(argv, env, f->capture_log ? f->log_path : NULL);
         for (int i = 0; i < 1000 && !name_has_owner(f->address, "org.pmapi.PerfMon1"); i++) {
                 if (waitpid(f->daemon_pid, NULL, WNOHANG) == f->daemon_pid) {
                         fprintf(stderr, "# pmapid exited during start-up\n");
@@ -183,13 +191,55 @@ static int stop_process(pid_t *pid) {
         return -1;
 }
 
+bool bus_fixture_log_has(const BusFixture *f, ...) {
+        char line[2048];
+        bool found = false;
+        FILE *log;
+
+        if (!f->log_path[0] || !(log = fopen(f->log_path, "re")))
+                return false;
+        while (!found && fgets(line, sizeof(line), log)) {
+                const char *s;
+                va_list ap;
+
+                found = true;
+                va_start(ap, f);
+                while (found && (s = va_arg(ap, const char *)))
+                        found = strstr(line, s) != NULL;
+                va_end(ap);
+        }
+        fclose(log);
+        return found;
+}
+
+/* The captured log goes to our stderr, where meson keeps it with the test's output. */
+static void copy_log(BusFixture *f) {
+        char line[2048];
+        FILE *log;
+
+        if (!f->log_path[0] || !(log = fopen(f->log_path, "re")))
+                return;
+        while (fgets(line, sizeof(line), log))
+                fputs(line, stderr);
+        fclose(log);
+        unlink(f->log_path);
+        f->log_path[0] = '\0';
+}
+
+int bus_fixture_stop_daemon(BusFixture *f) {
+        int r = stop_process(&f->daemon_pid);
+
+        copy_log(f);
+        if (r != 0)
+                fprintf(stderr, "# pmapid did not exit cleanly on SIGTERM (status %d)\n", r);
+        return r == 0 ? 0 : 1;
+}
+
 int bus_fixture_stop(BusFixture *f) {
         char path[300];
         int r;
 
-        r = stop_process(&f->daemon_pid);
-        if (r != 0)
-                fprintf(stderr, "# pmapid did not exit cleanly on SIGTERM (status %d)\n", r);
+        r = bus_fixture_stop_daemon(f);
         (void) stop_process(&f->bus_pid);
         if (f->dir[0]) {
                 snprintf(path, sizeof(path), "%s/bus.conf", f->dir);
@@ -198,18 +248,21 @@ int bus_fixture_stop(BusFixture *f) {
                 unlink(path);
                 rmdir(f->dir);
         }
-        return r == 0 ? 0 : 1;
+        return r;
 }
 
 int run_as_nobody(int (*fn)(void *arg), void *arg) {
+        return run_as(65534, 65534, fn, arg);
+}
+
+int run_as(uid_t uid, gid_t gid, int (*fn)(void *arg), void *arg) {
         int status;
         pid_t pid = fork();
 
         if (pid < 0)
                 return -1;
         if (pid == 0) {
-                if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-                    setresuid(65534, 65534, 65534) < 0)
+                if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
                         _exit(126);
                 _exit(fn(arg));
         }

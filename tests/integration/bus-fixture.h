@@ -10,6 +10,8 @@ typedef struct BusFixture {
         char address[320];              /* unix:path=... */
         pid_t bus_pid;
         pid_t daemon_pid;
+        bool capture_log;               /* pmapid's stderr to <dir>/pmapid.log, copied to ours at stop */
+        char log_path[300];
 } BusFixture;
 
 /* Starts the bus and pmapid (extra_args: NULL-terminated, may be NULL) and points
@@ -18,11 +20,18 @@ typedef struct BusFixture {
 int bus_fixture_start(BusFixture *f, const char *const *extra_args);
 /* Stops pmapid and the bus; nonzero if pmapid did not exit cleanly (a crash, a sanitizer report). */
 int bus_fixture_stop(BusFixture *f);
+/* Stops only pmapid (to start it again with other arguments); nonzero as above. */
+int bus_fixture_stop_daemon(BusFixture *f);
 /* Starts only the bus (no pmapid). */
 int bus_fixture_start_bus(BusFixture *f);
 int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args);
+/* Whether pmapid's log (capture_log) has a line containing every one of the NULL-terminated
+ * strings. */
+bool bus_fixture_log_has(const BusFixture *f, ...) __attribute__((sentinel));
 
 /* Runs fn(arg) in a forked child as uid/gid 65534 (nobody) and returns its exit status. */
 int run_as_nobody(int (*fn)(void *arg), void *arg);
+/* The same as uid/gid (all three ids each, no supplementary groups). */
+int run_as(uid_t uid, gid_t gid, int (*fn)(void *arg), void *arg);
 /* Number of open fds of a process. */
 int count_fds(pid_t pid);

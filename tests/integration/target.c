@@ -69,7 +69,8 @@ static void *worker_main(void *p) {
         Worker *w = p;
         Command c;
 
-        w->tid = gettid();
+        (void) touch_fresh_pages(1);    /* stack and code paths warm: later touches count exactly */
+        __atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
         while (read(w->fd[0], &c, sizeof(c)) == sizeof(c) && c.op != OP_EXIT)
                 do_command(&c);
         return NULL;
@@ -91,6 +92,7 @@ static void child_main(const TargetIdentity *id, int n_threads, int cmd_fd) {
 
         if (set_identity(id) < 0)
                 _exit(1);
+        (void) touch_fresh_pages(1);
         for (int i = 1; i < n_threads; i++) {
                 if (pipe2(workers[i].fd, O_CLOEXEC) < 0 ||
                     pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0)

@@ -7,6 +7,7 @@
 
 #include "access.h"
 #include "macro.h"
+#include "perf-syscall.h"
 
 DEFINE_FREEP(FILE, fclose);
 
@@ -22,10 +23,15 @@ AccessVerdict access_check(const Caller *caller, const TargetCreds *t, int yama_
          * daemon's threads: refused even to root, who has perf(1) for that. */
         if (t->is_daemon)
                 return ACCESS_DENIED_DAEMON;
+        /* Yama's "no attach": not even CAP_SYS_PTRACE may attach. */
+        if (yama_scope >= 3)
+                return ACCESS_DENIED_YAMA;
         if (caller->euid == 0)
                 return ACCESS_ROOT;
-        /* An attached tracer already passed the kernel's own check. */
-        if (t->tracer > 0 && t->tracer == caller->pid)
+        /* An attached tracer already passed the kernel's own check. A descendant of it with its euid
+         * could ptrace the tracer itself, and through it the target. */
+        if (t->tracer > 0 && (t->tracer == caller->pid ||
+                              (t->caller_descends_from_tracer && t->tracer_euid == caller->euid)))
                 return ACCESS_TRACER;
         if (!all_equal(t->uid, t->uid[0]) || !all_equal(t->gid, t->gid[0]))
                 return t->uid[0] == caller->euid || t->uid[1] == caller->euid ? ACCESS_DENIED_SET_ID :
@@ -76,6 +82,40 @@ static bool is_ancestor(pid_t ancestor, pid_t pid) {
         return false;
 }
 
+/* TracerPid names the tracing thread: its process and euid, read under a pin of that thread, and
+ * only if the target is still traced by it afterwards. */
+static void read_tracer(const char *target_status, pid_t tracer_tid, pid_t caller_pid, TargetCreds *t) {
+        _cleanup_close_ int pin = pidfd_open_thread(tracer_tid);
+        _cleanup_(fclosep) FILE *f = NULL;
+        char path[64], line[256];
+        unsigned uid[2];
+        int tgid = 0, again = -1, found = 0;
+
+        t->tracer = 0;
+        if (pin < 0)
+                return;
+        (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) tracer_tid);
+        f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f)) {
+                if (sscanf(line, "Tgid: %d", &tgid) == 1)
+                        found |= 1;
+                else if (sscanf(line, "Uid: %u %u", &uid[0], &uid[1]) == 2)
+                        found |= 2;
+        }
+        if (found != 3 || !thread_pin_alive(pin))
+                return;
+        fclose(TAKE_PTR(f));
+        f = fopen(target_status, "re");
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "TracerPid: %d", &again) == 1)
+                        break;
+        if (again != tracer_tid)
+                return;
+        t->tracer = tgid;
+        t->tracer_euid = uid[1];
+        t->caller_descends_from_tracer = is_ancestor(tgid, caller_pid);
+}
+
 int target_creds_read(pid_t pid, pid_t tid, pid_t caller_pid, TargetCreds *ret) {
         _cleanup_(fclosep) FILE *f = NULL;
         TargetCreds t = {};
@@ -104,6 +144,8 @@ int target_creds_read(pid_t pid, pid_t tid, pid_t caller_pid, TargetCreds *ret) 
         t.dumpable = st.st_uid == t.uid[1];
         t.caller_is_ancestor = is_ancestor(caller_pid, pid);
         t.same_process = pid == caller_pid;
+        if (t.tracer > 0)
+                read_tracer(path, t.tracer, caller_pid, &t);
         *ret = t;
         return 0;
 }

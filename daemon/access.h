@@ -1,8 +1,10 @@
 /* access.h: may a caller see or change a thread? The rule (DESIGN.md §8 A5) is the kernel's own for
  * ptrace attach (PTRACE_MODE_ATTACH_REALCREDS), so pmapid never opens a door the kernel keeps shut:
- * allowed are a thread of the caller's own process, root, the target's tracer, and a caller whose
- * euid is every uid of the target (real, effective, saved) and whose egid is every gid of it, when
- * the target is dumpable, within Yama's ptrace_scope. pmapid's own threads are refused to everyone.
+ * allowed are a thread of the caller's own process, root, the target's tracer (or a descendant of
+ * the tracer with the tracer's euid: gdb's `shell pmctl`), and a caller whose euid is every uid of
+ * the target (real, effective, saved) and whose egid is every gid of it, when the target is
+ * dumpable, within Yama's ptrace_scope (3: nobody but the process itself). pmapid's own threads
+ * are refused to everyone.
  * access_check() is pure and table-tested; target_creds_read() gathers its inputs from /proc. */
 #pragma once
 
@@ -15,7 +17,9 @@
 typedef struct TargetCreds {
         uid_t uid[3];                   /* real, effective, saved */
         gid_t gid[3];
-        pid_t tracer;                   /* TracerPid: 0 when not traced */
+        pid_t tracer;                   /* the process whose thread traces it (TracerPid's Tgid), or 0 */
+        uid_t tracer_euid;
+        bool caller_descends_from_tracer;       /* the debugger's own tool (pmctl from gdb's shell) */
         bool dumpable;                  /* PR_GET_DUMPABLE == 1, as /proc shows it */
         bool caller_is_ancestor;        /* for Yama ptrace_scope 1 */
         bool same_process;              /* a thread of the caller's own process */

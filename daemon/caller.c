@@ -71,7 +71,7 @@ int thread_pin(pid_t pid, pid_t tid, int *ret_pidfd) {
                 return -ESRCH;
         pidfd = pidfd_open_thread(tid);
         if (pidfd < 0)
-                return -ESRCH;
+                return errno == EMFILE || errno == ENFILE ? -ENFILE : -ESRCH;   /* out of fds: a limit */
         (void) snprintf(path, sizeof(path), "/proc/%d/task/%d", (int) pid, (int) tid);
         if (stat(path, &st) < 0 || !thread_pin_alive(pidfd))
                 return -ESRCH;

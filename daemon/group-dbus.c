@@ -28,7 +28,7 @@ static int group_find(sd_bus *bus, const char *path, const char *interface, void
         if (*end != '\0' || v > UINT32_MAX)
                 return 0;
         g = manager_find_group(m, (unsigned) v);
-        if (!g || !bus_current_caller_may_see(bus, m, g->owner_uid, g->live[0]->target_uid))
+        if (!g || !bus_current_caller_may_see(bus, m, g->owner_uid, g->target_uid))
                 return 0;
         *found = g;
         return 1;
@@ -49,7 +49,7 @@ static int group_enumerate(sd_bus *bus, const char *path, void *userdata, char *
         g_hash_table_iter_init(&it, m->groups);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 Group *g = value;
-                if (!bus_current_caller_may_see(bus, m, g->owner_uid, g->live[0]->target_uid))
+                if (!bus_current_caller_may_see(bus, m, g->owner_uid, g->target_uid))
                         continue;
                 if (asprintf(&l[n], PMAPI_GROUP_PREFIX "/%u", g->id) < 0) {
                         for (size_t i = 0; i < n; i++)

@@ -13,6 +13,7 @@ typedef struct Group {
         unsigned id;
         pid_t pid;                      /* the process it was created in */
         uid_t owner_uid;
+        uid_t target_uid;               /* euid of the thread it was made on: who else may see it */
         Program program;                /* every member counts these events */
         bool counting;                  /* the group state */
         bool consistent;

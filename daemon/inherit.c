@@ -54,7 +54,7 @@ static int inheritance_for(Manager *m, pid_t pid, pid_t ppid, pid_t ptid, uint64
         g = pid == ppid ? process_group_of(m, pid) : NULL;
         if (!g)
                 return -ENODATA;
-        *ret = (Inheritance) { &g->program, g->owner_uid, g->live[0]->target_uid, g,
+        *ret = (Inheritance) { &g->program, g->owner_uid, g->target_uid, g,
                                program_counts_on_start(&g->program) };
         return 0;
 }
@@ -77,6 +77,17 @@ static int attach_inheritance(Manager *m, const Inheritance *in, pid_t pid, pid_
         if (r < 0)
                 return r;
         return manager_attach(m, &spec, pid, tid, pidfd, ret);
+}
+
+/* The access rule's identity part only: a child is not an ancestor of its parent (Yama) and a
+ * non-dumpable parent's children are still its children. */
+static bool same_credentials(const Caller *caller, pid_t ppid, pid_t ptid) {
+        TargetCreds t;
+
+        if (target_creds_read(ppid, ptid, caller->pid, &t) < 0)
+                return false;
+        t.dumpable = true;
+        return access_allowed(access_check(caller, &t, /* yama_scope= */ 0));
 }
 
 int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_t ppid, pid_t ptid,
@@ -105,12 +116,12 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
                 return context_reset(existing);
         }
         /* A thread names a thread of its own process; a forked child one of its parent's, and only
-         * one it may trace: a child that changed its credentials does not join its parent's group
+         * with its parent's credentials: a child that changed them does not join its parent's group
          * on its word (a fork record, which the kernel writes, may still attach it). */
         if (ppid != pid) {
                 if (proc_parent_pid(pid) != ppid)
                         return -ESRCH;
-                if (manager_check_access(m, caller, ppid, ptid, NULL, NULL) < 0) {
+                if (!same_credentials(caller, ppid, ptid)) {
                         *ret_attached = false;
                         return 0;
                 }

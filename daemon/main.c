@@ -131,11 +131,6 @@ static int run(void) {
         if (r < 0)
                 return r;
         raise_fd_limit();
-        r = config_load(arg_config, arg_config_required, &config);
-        if (r < 0)
-                return r;
-        if (arg_max_contexts_per_uid > 0)
-                config.max_contexts_per_uid = arg_max_contexts_per_uid;
         r = event_table_load(&events);
         if (r < 0)
                 return log_error_errno(r, "Failed to build the event catalog: %m");
@@ -144,6 +139,17 @@ static int run(void) {
                 event_table_free(events);
                 return 0;
         }
+        r = config_load(arg_config, arg_config_required, &config);
+        if (r < 0) {
+                event_table_free(events);
+                return r;
+        }
+        if (arg_max_contexts_per_uid > 0)
+                config.max_contexts_per_uid = arg_max_contexts_per_uid;
+        if (config.max_contexts > manager_default_max_contexts())
+                log_warning("MaxContexts=%u is more than pmapid's fd limit allows (%u); calls past it will fail "
+                            "with LimitExceeded when the fds run out, ignoring.", config.max_contexts,
+                            manager_default_max_contexts());
 
         r = sd_event_default(&event);
         if (r < 0)

@@ -93,6 +93,7 @@ static int create_process_group(Manager *m, const Caller *caller, pid_t pid, Att
         r = new_group(m, pid, caller->euid, spec->program, /* process= */ true, &g);
         if (r < 0)
                 return r;
+        g->target_uid = spec->target_uid;
         spec->group = g;
         /* Threads the process creates meanwhile are found by the next pass. */
         for (int pass = 0; pass < 16; pass++) {
@@ -138,6 +139,7 @@ int manager_set_group_program(Manager *m, const Caller *caller, pid_t pid, pid_t
                 r = new_group(m, pid, caller->euid, program, /* process= */ false, &g);
                 if (r < 0)
                         return r;
+                g->target_uid = spec.target_uid;
                 spec.group = g;
                 r = manager_attach(m, &spec, pid, tid, pidfd, NULL);
                 if (r < 0)

@@ -247,6 +247,8 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
         r = context_new(m->backend, m->events, pid, tid, spec->owner_uid, &initial, pidfd, &c);
         if (r == -ENOMEM)
                 return r;
+        if (r == -EMFILE || r == -ENFILE)
+                return -ENFILE;                 /* out of fds: a limit, not the events' fault */
         if (r < 0)
                 return log_debug_errno(-ENODEV, "Opening counters on thread %d failed: %s", (int) tid,
                                        strerror(-r));

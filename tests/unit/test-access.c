@@ -27,15 +27,19 @@ typedef struct Row {
 
 #define UIDS(a, b, c) { a, b, c }
 #define G UIDS(MY_GID, MY_GID, MY_GID)
-/* uids, gids, tracer, dumpable, caller is an ancestor, same process, pmapid's own */
-#define TARGET(u, g, tracer, dumpable, ancestor) { u, g, tracer, dumpable, ancestor, false, false }
-#define OWN_THREAD(u, dumpable) { u, G, 0, dumpable, false, true, false }
-#define DAEMON_THREAD { UIDS(0, 0, 0), UIDS(0, 0, 0), 0, true, false, false, true }
+#define TARGET(u, g, tracer_, dumpable_, ancestor) \
+        { .uid = u, .gid = g, .tracer = tracer_, .dumpable = dumpable_, .caller_is_ancestor = ancestor }
+#define OWN_THREAD(u, dumpable_) { .uid = u, .gid = G, .dumpable = dumpable_, .same_process = true }
+#define DAEMON_THREAD { .uid = UIDS(0, 0, 0), .gid = UIDS(0, 0, 0), .dumpable = true, .is_daemon = true }
+/* Traced by process 77 of tracer_uid; the caller is 77's descendant. */
+#define TRACED_BY_CALLERS_PARENT(tracer_uid) \
+        { .uid = UIDS(ME, ME, ME), .gid = G, .tracer = 77, .tracer_euid = tracer_uid, \
+          .caller_descends_from_tracer = true }
 
 static const Row rows[] = {
-        { "root, any target",                 0,     TARGET(UIDS(OTHER, OTHER, OTHER), UIDS(7, 7, 7), 0, false, false), 3,
+        { "root, any target",                 0,     TARGET(UIDS(OTHER, OTHER, OTHER), UIDS(7, 7, 7), 0, false, false), 1,
           ACCESS_ROOT },
-        { "own process, even not dumpable",   ME,    OWN_THREAD(UIDS(ME, ME, ME), false), 3,
+        { "own process, even not dumpable",   ME,    OWN_THREAD(UIDS(ME, ME, ME), false), 2,
           ACCESS_SELF },
         { "own process, set-id",              ME,    OWN_THREAD(UIDS(ME, 0, 0), true), 0,
           ACCESS_SELF },
@@ -59,7 +63,7 @@ static const Row rows[] = {
           ACCESS_DENIED_SET_ID },
         { "owner, not dumpable",              ME,    TARGET(UIDS(ME, ME, ME), G, 0, false, false), 0,
           ACCESS_DENIED_NOT_DUMPABLE },
-        { "tracer of another user's target",  OTHER, TARGET(UIDS(ME, ME, ME), G, CALLER_PID, false, false), 3,
+        { "tracer of another user's target",  OTHER, TARGET(UIDS(ME, ME, ME), G, CALLER_PID, false, false), 1,
           ACCESS_TRACER },
         { "traced by someone else",           OTHER, TARGET(UIDS(ME, ME, ME), G, 99, true, false), 0,
           ACCESS_DENIED_OTHER_USER },
@@ -70,7 +74,17 @@ static const Row rows[] = {
         { "yama 2, owner",                    ME,    TARGET(UIDS(ME, ME, ME), G, 0, true, true), 2,
           ACCESS_DENIED_YAMA },
         { "yama 3, root",                     0,     TARGET(UIDS(ME, ME, ME), G, 0, true, true), 3,
+          ACCESS_DENIED_YAMA },
+        { "yama 3, own process",              ME,    OWN_THREAD(UIDS(ME, ME, ME), true), 3,
+          ACCESS_SELF },
+        { "yama 2, root",                     0,     TARGET(UIDS(ME, ME, ME), G, 0, true, false), 2,
           ACCESS_ROOT },
+        { "yama 2, tracer",                   OTHER, TARGET(UIDS(ME, ME, ME), G, CALLER_PID, true, false), 2,
+          ACCESS_TRACER },
+        { "tool of the tracer, same euid",    OTHER, TRACED_BY_CALLERS_PARENT(OTHER), 1,
+          ACCESS_TRACER },
+        { "tool of the tracer, other euid",   OTHER, TRACED_BY_CALLERS_PARENT(0), 0,
+          ACCESS_DENIED_OTHER_USER },
 };
 
 static void test_access_rule_table(void **state) {

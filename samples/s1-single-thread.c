@@ -5,7 +5,12 @@
  *   s1-single-thread [--pages N] [--sleeps N] [--hold-ms MS]
  *
  * --hold-ms keeps the context alive after the read, so that `busctl tree org.pmapi.PerfMon1` can
- * show it. Exits 0 when every verified count is within its tolerance. Build: cc s1.c -lpmapi */
+ * show it. Exits 0 when every verified count is within its tolerance. Build: cc s1.c -lpmapi
+ *
+ * Scenario S2 (a debugger on S1): s1_breakpoint() marks point (1), half-way through the work. A
+ * debugger stopped there may read and reprogram this thread from outside (pm_*_thread, pmctl);
+ * the calls below then work on its new context, and S1 prints what that context counted, without
+ * judging counts it did not program. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +44,34 @@ static void touch_pages(long n) {
         munmap((void *) p, n * page);
 }
 
+/* Point (1) of the programming guide: `break s1_breakpoint` in a debugger. */
+__attribute__((noinline)) void s1_breakpoint(void) {
+        __asm__ volatile("" ::: "memory");
+}
+
+static bool same_program(const pm_prog_t *a, const pm_prog_t *b) {
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                if (a->events[c] != b->events[c])
+                        return false;
+        return true;
+}
+
+static const char *event_name(const pm_info_t *info, int id) {
+        for (int i = 0; i < info->maxevents[0]; i++)
+                if (info->list_events[0][i].event_id == id)
+                        return info->list_events[0][i].short_name;
+        return id == COUNT_NOTHING ? "-" : "?";
+}
+
+/* What a context a debugger set counted: its events, no expectations. */
+static void print_foreign(const pm_info_t *info, const pm_prog_t *now, const pm_data_t *data) {
+        printf("the program was changed from outside (a debugger?): counts of its events\n\n");
+        printf("%-3s %-14s %16s\n", "ctr", "event", "counted");
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                if (now->events[c] != COUNT_NOTHING)
+                        printf("%-3d %-14s %16lld\n", c, event_name(info, now->events[c]), data->accu[c]);
+}
+
 static long long thread_cpu_ns(void) {
         struct timespec ts;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -51,7 +84,7 @@ int main(int argc, char *argv[]) {
         const pm_events_t *ev[4];
         long long cpu_ns, expected[4];
         pm_info_t info;
-        pm_prog_t prog;
+        pm_prog_t prog, now;
         pm_data_t data;
         int rc, failed = 0;
 
@@ -95,18 +128,29 @@ int main(int argc, char *argv[]) {
                 return 1;
         }
         cpu_ns = thread_cpu_ns();
-        touch_pages(pages);                     /* (1) the work W */
+        touch_pages(pages / 2);                 /* the work W, in two halves around point (1) */
+        s1_breakpoint();
+        touch_pages(pages - pages / 2);
         for (long i = 0; i < sleeps; i++)
                 usleep(100);
         cpu_ns = thread_cpu_ns() - cpu_ns;
         rc = pm_stop_mythread();
         if (!rc)
                 rc = pm_get_data_mythread(&data);
+        if (!rc)
+                rc = pm_get_program_mythread(&now);
         if (rc) {
                 pm_error("pm_get_data_mythread", rc);
                 return 1;
         }
 
+        if (!same_program(&prog, &now)) {
+                print_foreign(&info, &now, &data);
+                rc = pm_delete_program_mythread();
+                if (rc)
+                        pm_error("pm_delete_program_mythread", rc);
+                return rc ? 1 : 0;
+        }
         expected[0] = expected[1] = pages;
         expected[2] = sleeps;
         expected[3] = cpu_ns;

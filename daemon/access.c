@@ -73,7 +73,7 @@ const char *access_verdict_reason(AccessVerdict v) {
         return v >= 0 && v < _ACCESS_VERDICT_MAX ? reasons[v] : "invalid verdict";
 }
 
-static bool is_ancestor(pid_t ancestor, pid_t pid) {
+bool access_is_ancestor(pid_t ancestor, pid_t pid) {
         for (int depth = 0; pid > 1 && depth < 4096; depth++) {
                 pid = proc_parent_pid(pid);
                 if (pid == ancestor)
@@ -113,7 +113,7 @@ static void read_tracer(const char *target_status, pid_t tracer_tid, pid_t calle
                 return;
         t->tracer = tgid;
         t->tracer_euid = uid[1];
-        t->caller_descends_from_tracer = is_ancestor(tgid, caller_pid);
+        t->caller_descends_from_tracer = access_is_ancestor(tgid, caller_pid);
 }
 
 int target_creds_read(pid_t pid, pid_t tid, pid_t caller_pid, TargetCreds *ret) {
@@ -142,7 +142,6 @@ int target_creds_read(pid_t pid, pid_t tid, pid_t caller_pid, TargetCreds *ret) 
         if (fstat(fileno(f), &st) < 0)
                 return -ESRCH;
         t.dumpable = st.st_uid == t.uid[1];
-        t.caller_is_ancestor = is_ancestor(caller_pid, pid);
         t.same_process = pid == caller_pid;
         if (t.tracer > 0)
                 read_tracer(path, t.tracer, caller_pid, &t);

@@ -21,7 +21,7 @@ typedef struct TargetCreds {
         uid_t tracer_euid;
         bool caller_descends_from_tracer;       /* the debugger's own tool (pmctl from gdb's shell) */
         bool dumpable;                  /* PR_GET_DUMPABLE == 1, as /proc shows it */
-        bool caller_is_ancestor;        /* for Yama ptrace_scope 1 */
+        bool caller_is_ancestor;        /* for Yama ptrace_scope 1 (not set by target_creds_read) */
         bool same_process;              /* a thread of the caller's own process */
         bool is_daemon;                 /* a thread of pmapid itself (set by the manager) */
 } TargetCreds;
@@ -47,7 +47,10 @@ bool access_allowed(AccessVerdict v);
 const char *access_verdict_reason(AccessVerdict v);
 
 /* The credentials of thread tid of process pid (its /proc/<pid>/task/<tid> entries); -ESRCH if it
- * is gone. caller_pid is used for the ancestry check. */
+ * is gone. caller_pid decides same_process and whether the caller descends from a tracer. The
+ * ancestry walk for Yama is left to access_is_ancestor(), only where Yama asks for it. */
 int target_creds_read(pid_t pid, pid_t tid, pid_t caller_pid, TargetCreds *ret);
+/* Whether process ancestor is pid's parent, grandparent, ... (from /proc PPid links). */
+bool access_is_ancestor(pid_t ancestor, pid_t pid);
 /* kernel.yama.ptrace_scope, 0 where Yama is absent; unreadable counts as 3 (no attach). */
 int yama_ptrace_scope(void);

@@ -157,9 +157,9 @@ Context *manager_lookup(Manager *m, pid_t tid) {
 int manager_check_access(Manager *m, const Caller *caller, pid_t pid, pid_t tid, int *ret_pidfd,
                          AccessVerdict *ret_refusal) {
         _cleanup_close_ int pidfd = -1;
+        TargetCreds t = {};
         AccessVerdict v;
-        TargetCreds t;
-        int r;
+        int r, yama;
 
         r = thread_pin(pid, tid, &pidfd);
         if (r < 0)
@@ -167,11 +167,18 @@ int manager_check_access(Manager *m, const Caller *caller, pid_t pid, pid_t tid,
         if (pid == caller->pid)
                 v = ACCESS_SELF;        /* first party: no /proc reads on the hot path */
         else {
-                r = target_creds_read(pid, tid, caller->pid, &t);
-                if (r < 0)
-                        return r;
+                yama = yama_ptrace_scope();
+                /* Root's verdict needs no credentials of the target (access_check looks at them
+                 * only after the root check). */
+                if (caller->euid != 0) {
+                        r = target_creds_read(pid, tid, caller->pid, &t);
+                        if (r < 0)
+                                return r;
+                        if (yama == 1)
+                                t.caller_is_ancestor = access_is_ancestor(caller->pid, pid);
+                }
                 t.is_daemon = pid == m->self_pid;
-                v = access_check(caller, &t, yama_ptrace_scope());
+                v = access_check(caller, &t, yama);
                 /* The credentials are the pinned thread's only if it still lives. */
                 if (!thread_pin_alive(pidfd))
                         return -ESRCH;

@@ -2,7 +2,9 @@
 # The main job, from a fresh Debian 12 machine as root: install what is missing, build, start a
 # private system bus and pmapid, count a real workload (scenario S1) as root and as the
 # unprivileged user nobody, and show the live context as an administrator sees it with busctl;
-# then a counting group whose threads inherit it (scenario S4), and its group object.
+# then a counting group whose threads inherit it (scenario S4), and its group object; then a
+# debugger (gdb, as nobody) that stops S1 and reprograms it from outside with pmctl (scenario S2),
+# and an administrator's pmctl on another user's process, refused to a third user.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -15,14 +17,20 @@ trap 'sh scripts/private-bus.sh stop "$dir"; rm -rf "$dir"' EXIT
 address=$(sh scripts/private-bus.sh start "$dir" "$top/build/daemon/pmapid")
 export DBUS_SYSTEM_BUS_ADDRESS="$address"
 export LD_LIBRARY_PATH="$top/build/pmapi"
-chmod o+rx build build/samples build/pmapi 2>/dev/null || true
+chmod o+rx build build/samples build/pmapi build/pmapi/utils 2>/dev/null || true
+pmctl="$top/build/pmapi/utils/pmctl"
+as_user() {     # as_user UID COMMAND...: a process of that user on the private bus
+        uid=$1
+        shift
+        setpriv --reuid="$uid" --regid="$uid" --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$address" \
+                LD_LIBRARY_PATH="$LD_LIBRARY_PATH" HOME="$dir" "$@"
+}
 
 echo "== S1 as root"
 build/samples/s1-single-thread --pages 20000 --sleeps 50
 echo
 echo "== S1 as uid 65534 (nobody), while an administrator looks at the bus"
-setpriv --reuid=65534 --regid=65534 --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$address" \
-        LD_LIBRARY_PATH="$LD_LIBRARY_PATH" build/samples/s1-single-thread --pages 5000 --hold-ms 1500 &
+as_user 65534 build/samples/s1-single-thread --pages 5000 --hold-ms 1500 &
 sample=$!
 sleep 0.7
 echo "-- busctl tree org.pmapi.PerfMon1"
@@ -35,8 +43,7 @@ fi
 wait $sample
 echo
 echo "== S4 as uid 65534 (nobody): a group, 4 threads that inherit it, the group = the sum"
-setpriv --reuid=65534 --regid=65534 --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$address" \
-        LD_LIBRARY_PATH="$LD_LIBRARY_PATH" build/samples/s4-thread-group --threads 4 --pages 1000 --hold-ms 1500 &
+as_user 65534 build/samples/s4-thread-group --threads 4 --pages 1000 --hold-ms 1500 &
 sample=$!
 sleep 0.7
 group=$(busctl --address="$address" tree --list org.pmapi.PerfMon1 | grep /group/ | head -n 1)
@@ -45,6 +52,37 @@ if [ -n "$group" ]; then
         busctl --address="$address" introspect org.pmapi.PerfMon1 "$group" org.pmapi.PerfMon1.Group
 fi
 wait $sample
+echo
+echo "== S2 as uid 65534: gdb stops S1 at point (1); from gdb, pmctl reads it, reprograms counter 0, continues"
+chmod 755 "$dir"
+cat > "$dir/s2.gdb" <<EOF
+set pagination off
+set confirm off
+set startup-with-shell off
+break s1_breakpoint
+run
+python
+pid = gdb.selected_inferior().pid
+for cmd in ('program %d', 'data %d', 'delete %d',
+            'set %d -e PM_MINOR_FLT,PM_MINOR_FLT,PM_CTX_SW,PM_TASK_CLOCK -m user,kernel,count'):
+    print('(gdb) shell pmctl ' + cmd % pid)
+    gdb.execute('shell $pmctl ' + cmd % pid)
+end
+continue
+EOF
+as_user 65534 gdb -batch -nx -x "$dir/s2.gdb" --args build/samples/s1-single-thread --pages 4000 --sleeps 50 2>&1 |
+        grep -v -e '^.Thread debugging' -e '^Using host libthread_db'
+echo
+echo "== An administrator counts another user's process with pmctl; a third user is refused"
+as_user 65534 sleep 2 &
+victim=$!
+sleep 0.2
+"$pmctl" set $victim -e PM_CTX_SW,PM_TASK_CLOCK -m user,kernel,count
+"$pmctl" list
+as_user 1 "$pmctl" data $victim || true
+"$pmctl" data $victim
+"$pmctl" delete $victim
+wait $victim
 echo
 echo "== pmapid's log"
 cat "$dir/pmapid.log"

@@ -8,37 +8,18 @@
 
 #include "bus-names.h"
 #include "context-list.h"
+#include "error-map.h"
 #include "macro.h"
 #include "pmapi.h"
 
 #define CALL_TIMEOUT_USEC (10ULL * 1000 * 1000)         /* as libpmapi's calls */
 
-/* libpmapi's bus-error table is internal to it, so the few answers ListContexts can get are mapped
- * here, with the same codes that table gives them. */
-static const struct {
-        const char *bus_error;
-        int pm_code;
-} bus_to_pm[] = {
-        { SD_BUS_ERROR_SERVICE_UNKNOWN,         PM_ENODAEMON },
-        { SD_BUS_ERROR_NAME_HAS_NO_OWNER,       PM_ENODAEMON },
-        { SD_BUS_ERROR_NO_REPLY,                PM_ENODAEMON },
-        { SD_BUS_ERROR_TIMEOUT,                 PM_ENODAEMON },
-        { SD_BUS_ERROR_DISCONNECTED,            PM_ENODAEMON },
-        { SD_BUS_ERROR_NO_SERVER,               PM_ENODAEMON },
-        { SD_BUS_ERROR_ACCESS_DENIED,           PM_EPERM },
-        { SD_BUS_ERROR_NO_MEMORY,               PM_ENOMEM },
-};
-
+/* The same translation libpmapi makes (error-map.c is compiled into the tools as well). */
 static int code_from_bus(const sd_bus_error *error, int r) {
         if (secure_getenv("PMAPI_DEBUG"))
                 fprintf(stderr, "pmapi: ListContexts: %s: %s\n", error->name ? error->name : "(local)",
                         error->message ? error->message : strerror(-r));
-        if (!sd_bus_error_is_set(error))
-                return r == -ENOMEM ? PM_ENOMEM : PM_ENODAEMON;
-        for (size_t i = 0; i < ELEMENTSOF(bus_to_pm); i++)
-                if (sd_bus_error_has_name(error, bus_to_pm[i].bus_error))
-                        return bus_to_pm[i].pm_code;
-        return PM_EDAEMON;
+        return error_map_from_bus(error, r);
 }
 
 ContextList *context_list_free(ContextList *l) {

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-stats.h"
 #include "bus-fixture.h"
 #include "pmapi.h"
 #include "workload.h"
@@ -27,22 +28,6 @@ static int n_ready;
 static bool released;
 static pid_t *member_tids;
 
-static long long now_ns(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp_ll(const void *a, const void *b) {
-        long long x = *(const long long *) a, y = *(const long long *) b;
-        return (x > y) - (x < y);
-}
-
-static long long median(long long *v, int n) {
-        qsort(v, n, sizeof(*v), cmp_ll);
-        return v[n / 2];
-}
-
 /* Runs op N_READS times after N_WARM; returns the median ns of one op. */
 #define MEASURE(op_stmt)                                                                           \
         ({                                                                                         \
@@ -51,11 +36,11 @@ static long long median(long long *v, int n) {
                         op_stmt;                                                                   \
                 }                                                                                  \
                 for (int _i = 0; _i < N_READS; _i++) {                                             \
-                        long long _s = now_ns();                                                   \
+                        long long _s = bench_now_ns();                                             \
                         op_stmt;                                                                   \
-                        _t[_i] = now_ns() - _s;                                                    \
+                        _t[_i] = bench_now_ns() - _s;                                              \
                 }                                                                                  \
-                median(_t, N_READS);                                                               \
+                bench_median(_t, N_READS);                                                         \
         })
 
 /* The group pmapid opens for PM_USER with PM_PAGE_FLT + PM_MINOR_FLT, counting from the start. */
@@ -122,7 +107,7 @@ static int measure_members(const pm_prog_t *prog, int n) {
                 fprintf(stderr, "pm_set_program_mygroup failed\n");
                 goto out;
         }
-        setup_ns = now_ns();
+        setup_ns = bench_now_ns();
         for (; n_threads < n - 1; n_threads++)
                 if (pthread_create(&threads[n_threads], NULL, member, (void *) (intptr_t) (n_threads + 1)) != 0)
                         break;
@@ -130,7 +115,7 @@ static int measure_members(const pm_prog_t *prog, int n) {
         while (n_ready < n_threads)
                 pthread_cond_wait(&changed, &lock);
         pthread_mutex_unlock(&lock);
-        setup_ns = now_ns() - setup_ns;
+        setup_ns = bench_now_ns() - setup_ns;
         if (n_threads < n - 1) {
                 fprintf(stderr, "only %d of %d threads created\n", n_threads, n - 1);
                 goto teardown;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-stats.h"
 #include "bus-fixture.h"
 #include "pmapi.h"
 #include "target.h"
@@ -22,17 +23,6 @@
 #define N_WARM 200
 #define NOBODY 65534
 
-static long long now_ns(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp_ll(const void *a, const void *b) {
-        long long x = *(const long long *) a, y = *(const long long *) b;
-        return (x > y) - (x < y);
-}
-
 static long long samples[N_RAW];
 
 /* The median ns of op(arg) over n calls after a warm-up. */
@@ -40,12 +30,11 @@ static long long measure(int n, void (*op)(void *), void *arg) {
         for (int i = 0; i < N_WARM; i++)
                 op(arg);
         for (int i = 0; i < n; i++) {
-                long long s = now_ns();
+                long long s = bench_now_ns();
                 op(arg);
-                samples[i] = now_ns() - s;
+                samples[i] = bench_now_ns() - s;
         }
-        qsort(samples, n, sizeof(*samples), cmp_ll);
-        return samples[n / 2];
+        return bench_median(samples, n);
 }
 
 static void raw_read(void *arg) {

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-stats.h"
 #include "bus-fixture.h"
 #include "pmapi.h"
 #include "workload.h"
@@ -19,22 +20,6 @@
 #define N_RAW 100000
 #define N_BUS 2000
 #define N_WARM 200
-
-static long long now_ns(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp_ll(const void *a, const void *b) {
-        long long x = *(const long long *) a, y = *(const long long *) b;
-        return (x > y) - (x < y);
-}
-
-static long long median(long long *v, int n) {
-        qsort(v, n, sizeof(*v), cmp_ll);
-        return v[n / 2];
-}
 
 /* Runs op n times after warm-up; returns the median ns of one op (a pair counts as one). */
 #define MEASURE(n, setup_stmt, op_stmt)                                                            \
@@ -46,11 +31,11 @@ static long long median(long long *v, int n) {
                 }                                                                                  \
                 for (int _i = 0; _i < (n); _i++) {                                                 \
                         setup_stmt;                                                                \
-                        long long _s = now_ns();                                                   \
+                        long long _s = bench_now_ns();                                             \
                         op_stmt;                                                                   \
-                        _t[_i] = now_ns() - _s;                                                    \
+                        _t[_i] = bench_now_ns() - _s;                                              \
                 }                                                                                  \
-                median(_t, (n));                                                                   \
+                bench_median(_t, (n));                                                             \
         })
 
 static int raw_group_open(int fds[2]) {

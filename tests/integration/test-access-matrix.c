@@ -89,14 +89,6 @@ static TargetIdentity identity_of(TargetKind k) {
         }
 }
 
-static void program_one(pm_prog_t *prog, int mode, int event) {
-        memset(prog, 0, sizeof(*prog));
-        prog->mode.w = mode;
-        for (int c = 0; c < MAX_COUNTERS; c++)
-                prog->events[c] = COUNT_NOTHING;
-        prog->events[0] = event;
-}
-
 typedef struct Call {
         const Row *row;
         pid_t pid, tid;

@@ -18,14 +18,6 @@
 static BusFixture fixture;
 static int page_faults_id;
 
-static void program_one(pm_prog_t *prog, int mode, int event) {
-        memset(prog, 0, sizeof(*prog));
-        prog->mode.w = mode;
-        for (int c = 0; c < MAX_COUNTERS; c++)
-                prog->events[c] = COUNT_NOTHING;
-        prog->events[0] = event;
-}
-
 /* Must run first: nothing in this process has called pm_init yet. */
 static void test_calls_before_pm_init_are_refused(void **state) {
         pm_prog_t prog;

@@ -30,12 +30,9 @@
 static BusFixture fixture;
 static int page_flt, minor_flt;
 
+/* Counters 0 and 1; the others count nothing. */
 static void program(pm_prog_t *prog, int mode, int e0, int e1) {
-        memset(prog, 0, sizeof(*prog));
-        prog->mode.w = mode;
-        for (int c = 0; c < MAX_COUNTERS; c++)
-                prog->events[c] = COUNT_NOTHING;
-        prog->events[0] = e0;
+        program_one(prog, mode, e0);
         prog->events[1] = e1;
 }
 

@@ -31,6 +31,14 @@ int find_event_id(const pm_info_t *info, const char *name) {
         return -1;
 }
 
+void program_one(pm_prog_t *prog, int mode, int event) {
+        memset(prog, 0, sizeof(*prog));
+        prog->mode.w = mode;
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                prog->events[c] = COUNT_NOTHING;
+        prog->events[0] = event;
+}
+
 int page_fault_program(pm_prog_t *prog, int mode) {
         pm_info_t info;
 

@@ -11,6 +11,8 @@
 int touch_fresh_pages(size_t n);
 /* The id of the event whose short name is name in pm_init's list for counter 0, or -1. */
 int find_event_id(const pm_info_t *info, const char *name);
+/* A program with event in counter 0, COUNT_NOTHING in the others, and the given mode word. */
+void program_one(pm_prog_t *prog, int mode, int event);
 /* pm_init(PM_VERIFIED) and a program counting PM_PAGE_FLT on counter 0 and PM_MINOR_FLT on
  * counter 1 with the given mode. Returns 0 or -1. */
 int page_fault_program(pm_prog_t *prog, int mode);

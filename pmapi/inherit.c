@@ -49,7 +49,7 @@ void inherit_note_process(bool inherits) {
 /* Returns whether pmapid attached the calling thread; errors leave it without a context, as a
  * thread created outside libpmapi would be until pmapid reads its fork record. */
 static bool ask_inherit(pid_t parent_pid, pid_t parent_tid, uint64_t created_ns) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         int attached = 0;
 
         if (bus_call_self("Inherit", &reply, "iit", (int32_t) parent_pid, (int32_t) parent_tid, created_ns) != 0)

@@ -24,7 +24,7 @@ int call_set_program(const char *method, const pm_prog_t *prog) {
 }
 
 int call_get_program(const char *method, pm_prog_t *prog) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         const int32_t *events;
         size_t n_bytes;
         int32_t mode;
@@ -47,7 +47,7 @@ int call_get_program(const char *method, pm_prog_t *prog) {
 }
 
 int call_get_data(const char *method, bool group, pm_data_t *data, timebasestruct_t *time) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         const int64_t *values;
         int32_t members = 0;
         uint32_t flags = 0;

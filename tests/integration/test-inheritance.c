@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -129,12 +131,72 @@ static int first_instruction_body(void *arg) {
         return 0;
 }
 
+/* Holds the burst's threads until every one has counted, so that all their contexts exist at once.
+ * Unlike a barrier it lets the creator give up: when a thread could not be created, or has not
+ * arrived after GATE_TIMEOUT_S, the others are let go and the test fails instead of waiting. */
+#define GATE_TIMEOUT_S 60
+
+typedef struct Gate {
+        pthread_mutex_t lock;
+        pthread_cond_t changed;         /* on CLOCK_MONOTONIC */
+        unsigned n_arrived;
+        bool open;
+} Gate;
+
+static int gate_init(Gate *g) {
+        pthread_condattr_t attr;
+
+        *g = (Gate) { .lock = PTHREAD_MUTEX_INITIALIZER };
+        if (pthread_condattr_init(&attr) != 0)
+                return -1;
+        if (pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0 ||
+            pthread_cond_init(&g->changed, &attr) != 0) {
+                pthread_condattr_destroy(&attr);
+                return -1;
+        }
+        pthread_condattr_destroy(&attr);
+        return 0;
+}
+
+/* Arrives and waits until the creator opens the gate, which it does on every path. */
+static void gate_pass(Gate *g) {
+        pthread_mutex_lock(&g->lock);
+        g->n_arrived++;
+        pthread_cond_broadcast(&g->changed);
+        while (!g->open)
+                pthread_cond_wait(&g->changed, &g->lock);
+        pthread_mutex_unlock(&g->lock);
+}
+
+/* Waits up to GATE_TIMEOUT_S for n arrivals, then opens the gate either way; false on timeout. */
+static bool gate_open_after(Gate *g, unsigned n) {
+        struct timespec deadline;
+        bool all;
+        int r = 0;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &deadline);
+        deadline.tv_sec += GATE_TIMEOUT_S;
+        pthread_mutex_lock(&g->lock);
+        while (g->n_arrived < n && r == 0)
+                r = pthread_cond_timedwait(&g->changed, &g->lock, &deadline);
+        all = g->n_arrived >= n;
+        g->open = true;
+        pthread_cond_broadcast(&g->changed);
+        pthread_mutex_unlock(&g->lock);
+        return all;
+}
+
+static void gate_destroy(Gate *g) {
+        pthread_cond_destroy(&g->changed);
+        pthread_mutex_destroy(&g->lock);
+}
+
 /* 64 threads created back to back, each touching a different number of pages at once, and each
  * creating a grandchild: every count exact, and the group the exact sum. */
 #define BURST 64
 
 typedef struct Burst {
-        pthread_barrier_t *all_counted;
+        Gate *all_counted;
         size_t pages;
         FirstTouch grandchild;
         pm_data_t first, d;             /* after its pages; in all (creating a thread faults too) */
@@ -162,31 +224,49 @@ static void *burst_thread(void *p) {
                 b->rc = pm_stop_mythread();
         if (b->rc == 0)
                 b->rc = pm_get_data_mythread(&b->d);
-        pthread_barrier_wait(b->all_counted);   /* all alive at once, then all exit together */
+        gate_pass(b->all_counted);      /* all alive at once, then all exit together */
         return NULL;
+}
+
+/* Creates the burst, stops the creator and lets the burst exit once all have counted; joins every
+ * thread it created, also when something failed. */
+static int burst_run(Burst b[BURST], Gate *gate) {
+        pthread_t t[BURST];
+        bool all_arrived;
+        int n, stop_rc;
+
+        for (n = 0; n < BURST; n++) {
+                b[n] = (Burst) { .all_counted = gate, .pages = 20 + 7 * (size_t) n,
+                                 .grandchild = { .pages = 5 + (size_t) n } };
+                if (pthread_create(&t[n], NULL, burst_thread, &b[n]) != 0)
+                        break;
+        }
+        stop_rc = pm_stop_mythread();
+        all_arrived = gate_open_after(gate, (unsigned) n);
+        for (int i = 0; i < n; i++)
+                CHECK(pthread_join(t[i], NULL) == 0);
+        CHECK(n == BURST);
+        CHECK(all_arrived);
+        CHECK_RC(stop_rc, 0);
+        return 0;
 }
 
 static int burst_body(void *arg) {
         static Burst b[BURST];
-        pthread_barrier_t barrier;
-        pthread_t t[BURST];
+        Gate gate;
         pm_data_t d, g, sum = {};
         pm_prog_t prog;
+        int r;
 
         (void) arg;
         uint64_t late_before = attached_late();
 
         CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
-        CHECK(pthread_barrier_init(&barrier, NULL, BURST) == 0);
         CHECK_RC(pm_set_program_mygroup(&prog), 0);
-        for (int i = 0; i < BURST; i++) {
-                b[i] = (Burst) { .all_counted = &barrier, .pages = 20 + 7 * (size_t) i,
-                                 .grandchild = { .pages = 5 + (size_t) i } };
-                CHECK(pthread_create(&t[i], NULL, burst_thread, &b[i]) == 0);
-        }
-        CHECK_RC(pm_stop_mythread(), 0);
-        for (int i = 0; i < BURST; i++)
-                CHECK(pthread_join(t[i], NULL) == 0);
+        CHECK(gate_init(&gate) == 0);
+        r = burst_run(b, &gate);
+        gate_destroy(&gate);
+        CHECK(r == 0);
         CHECK_RC(pm_get_data_mythread(&d), 0);
         for (int i = 0; i < BURST; i++) {
                 CHECK_RC(b[i].rc, 0);
@@ -201,7 +281,6 @@ static int burst_body(void *arg) {
         CHECK(attached_late() == late_before);          /* every one called Inherit */
         CHECK(g.ginfo.flags.b.consistent == 1);
         CHECK_RC(pm_delete_program_mygroup(), 0);
-        pthread_barrier_destroy(&barrier);
         return 0;
 }
 

@@ -1,5 +1,7 @@
 /* bus.c: the connection to pmapid. sd-bus objects are not thread-safe, so one connection is shared
- * behind a mutex (pmapid serializes calls anyway). After fork the child drops the parent's
+ * behind a mutex (pmapid serializes calls anyway). That covers the messages too: each one holds a
+ * reference on the connection, counted without atomics, so every message is created and dropped
+ * under the mutex, replies included (bus_reply_unref). After fork the child drops the parent's
  * connection and opens its own on first use. No call blocks longer than CALL_TIMEOUT_USEC. */
 #include <pthread.h>
 #include <stdio.h>
@@ -93,13 +95,13 @@ static int new_call_locked(const char *method, sd_bus_message **ret) {
         return r < 0 ? error_map_from_errno(r) : 0;
 }
 
-/* pid < 0: no target arguments. */
-static int callv(const char *method, sd_bus_message **ret_reply, pid_t pid, pid_t tid, const char *types,
-                 va_list ap) {
+/* pid < 0: no target arguments. The request is dropped before the caller unlocks: see the top of
+ * the file. */
+static int callv_locked(const char *method, sd_bus_message **ret_reply, pid_t pid, pid_t tid,
+                        const char *types, va_list ap) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
-        pthread_mutex_lock(&bus_lock);
         r = new_call_locked(method, &m);
         if (r == 0 && pid >= 0 && sd_bus_message_append(m, "ii", (int32_t) pid, (int32_t) tid) < 0)
                 r = PM_ENOMEM;
@@ -107,6 +109,15 @@ static int callv(const char *method, sd_bus_message **ret_reply, pid_t pid, pid_
                 r = PM_ENOMEM;
         if (r == 0)
                 r = call_locked(m, ret_reply);
+        return r;
+}
+
+static int callv(const char *method, sd_bus_message **ret_reply, pid_t pid, pid_t tid, const char *types,
+                 va_list ap) {
+        int r;
+
+        pthread_mutex_lock(&bus_lock);
+        r = callv_locked(method, ret_reply, pid, tid, types, ap);
         pthread_mutex_unlock(&bus_lock);
         return r;
 }
@@ -129,6 +140,15 @@ int bus_call_target(const char *method, sd_bus_message **ret_reply, pid_t pid, p
         r = callv(method, ret_reply, pid < 0 ? 0 : pid, tid, types, ap);
         va_end(ap);
         return r;
+}
+
+sd_bus_message *bus_reply_unref(sd_bus_message *reply) {
+        if (!reply)
+                return NULL;
+        pthread_mutex_lock(&bus_lock);
+        sd_bus_message_unref(reply);
+        pthread_mutex_unlock(&bus_lock);
+        return NULL;
 }
 
 __attribute__((destructor)) static void bus_release(void) {

@@ -5,6 +5,8 @@
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
+#include "macro.h"
+
 /* Calls method on the Manager with arguments appended by types/...; returns 0 or a PM_E* code.
  * ret_reply may be NULL. */
 int bus_call(const char *method, sd_bus_message **ret_reply, const char *types, ...);
@@ -13,3 +15,7 @@ int bus_call_target(const char *method, sd_bus_message **ret_reply, pid_t pid, p
 /* The first-party target (getpid(), gettid()). */
 #define bus_call_self(method, ret_reply, ...) \
         bus_call_target(method, ret_reply, getpid(), gettid(), __VA_ARGS__)
+/* Drops a reply of bus_call*(). Use it instead of sd_bus_message_unref(): a reply holds a reference on
+ * the shared connection, which only the connection's lock protects. */
+sd_bus_message *bus_reply_unref(sd_bus_message *reply);
+DEFINE_FREEP(sd_bus_message, bus_reply_unref);

@@ -10,7 +10,6 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,7 +48,7 @@ void inherit_note_process(bool inherits) {
 /* Returns whether pmapid attached the calling thread; errors leave it without a context, as a
  * thread created outside libpmapi would be until pmapid reads its fork record. */
 static bool ask_inherit(pid_t parent_pid, pid_t parent_tid, uint64_t created_ns) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         int attached = 0;
 
         if (bus_call_self("Inherit", &reply, "iit", (int32_t) parent_pid, (int32_t) parent_tid, created_ns) != 0)
@@ -61,17 +60,20 @@ static bool ask_inherit(pid_t parent_pid, pid_t parent_tid, uint64_t created_ns)
 
 /* A new thread's first allocations fault in fresh pages of its malloc arena. Touch them before
  * asking, so that the library's own calls after the context exists (the reply, a later
- * pm_stop_mythread) reuse them and do not show up in the thread's page faults. */
+ * pm_stop_mythread) reuse them and do not show up in the thread's page faults. Each page is
+ * written, not zeroed: the compiler turns malloc and memset(0) into calloc, and glibc's calloc
+ * skips the pages that come fresh from the kernel, which are exactly the ones to touch. */
 #define ARENA_WARM_UP (48 * 1024)
 
 static void warm_up_arena(void) {
-        void *p = malloc(ARENA_WARM_UP);
+        size_t page = (size_t) sysconf(_SC_PAGESIZE);
+        volatile char *p = malloc(ARENA_WARM_UP);
 
-        if (p) {
-                memset(p, 0, ARENA_WARM_UP);
-                __asm__ volatile("" : : "r"(p) : "memory");
-                free(p);
-        }
+        if (!p)
+                return;
+        for (size_t i = 0; i < ARENA_WARM_UP; i += page)
+                p[i] = 1;
+        free((void *) p);
 }
 
 static void *start_inheriting(void *p) {

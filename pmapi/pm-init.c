@@ -54,7 +54,7 @@ static int read_catalog(sd_bus_message *reply, const char **ret_processor, uint3
 
 /* Fetches and filters the catalog; installs it (initializing the library) if install is set. */
 static int load(int filter, bool install, Catalog **ret) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         CatalogEntry *entries = NULL;
         const char *processor;
         uint32_t counters;

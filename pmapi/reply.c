@@ -39,7 +39,7 @@ int call_set_program(const char *method, CallTarget t, const pm_prog_t *prog) {
 }
 
 int call_get_program(const char *method, CallTarget t, pm_prog_t *prog) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         const int32_t *events;
         size_t n_bytes;
         int32_t mode;
@@ -62,7 +62,7 @@ int call_get_program(const char *method, CallTarget t, pm_prog_t *prog) {
 }
 
 int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data, timebasestruct_t *time) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         const int64_t *values;
         int32_t members = 0;
         uint32_t flags = 0;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
@@ -50,10 +51,16 @@ static int write_bus_conf(const BusFixture *f, const char *policy) {
         return fclose(o) == 0 ? 0 : -errno;
 }
 
+/* The bus and pmapid die with the test (PR_SET_PDEATHSIG: with the thread that spawned them, the
+ * main thread here). A test that crashed would otherwise leave them running, and since they share
+ * its stdout and stderr, meson would wait for the end of its output until the test's timeout. */
 static pid_t spawn(char *const argv[], char *const envp_extra, const char *log_path) {
+        pid_t parent = getpid();
         pid_t pid = fork();
 
         if (pid == 0) {
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+                        _exit(127);     /* the parent is already gone */
                 if (log_path) {
                         int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
                         if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)

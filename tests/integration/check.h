@@ -30,3 +30,13 @@
                         return 1;                                                                  \
                 }                                                                                  \
         } while (0)
+
+#define CHECK_RANGE(value, low, high)                                                              \
+        do {                                                                                       \
+                long long _v = (value), _l = (low), _h = (high);                                   \
+                if (_v < _l || _v > _h) {                                                          \
+                        fprintf(stderr, "%s:%d: %s = %lld, expected %lld to %lld\n", __FILE__,     \
+                                __LINE__, #value, _v, _l, _h);                                     \
+                        return 1;                                                                  \
+                }                                                                                  \
+        } while (0)

@@ -51,8 +51,10 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
                 seen[n_seen++] = (Seen) { pid, tid, ppid, ptid, time_ns, now_ns() };
 }
 
+/* The newest record of tid: with pid_max at 32768 and other tests forking beside this one, an
+ * older record may name an earlier task that had the same tid. */
 static const Seen *find_tid(pid_t tid) {
-        for (size_t i = 0; i < n_seen; i++)
+        for (size_t i = n_seen; i-- > 0;)
                 if (seen[i].tid == tid)
                         return &seen[i];
         return NULL;

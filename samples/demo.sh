@@ -74,12 +74,14 @@ as_user 65534 gdb -batch -nx -x "$dir/s2.gdb" --args build/samples/s1-single-thr
         grep -v -e '^.Thread debugging' -e '^Using host libthread_db'
 echo
 echo "== An administrator counts another user's process with pmctl; a third user is refused"
-as_user 65534 sleep 2 &
+# setpriv execs the shell: $! is the nobody process itself. It waits for 20 short sleeps.
+setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'for i in $(seq 20); do sleep 0.05; done' &
 victim=$!
-sleep 0.2
+sleep 0.1
 "$pmctl" set $victim -e PM_CTX_SW,PM_TASK_CLOCK -m user,kernel,count
 "$pmctl" list
 as_user 1 "$pmctl" data $victim || true
+sleep 0.6
 "$pmctl" data $victim
 "$pmctl" delete $victim
 wait $victim

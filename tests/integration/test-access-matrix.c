@@ -53,25 +53,27 @@ typedef struct Row {
         uid_t caller_uid;
         gid_t caller_gid;
         bool caller_traces;             /* PTRACE_SEIZE as root, then drop to caller_uid */
+        bool tracers_tool;              /* the calls come from a child of that tracer (gdb's shell) */
         int expected;                   /* what every call returns: 0 or a refusal */
         bool groups;                    /* the group calls too */
 } Row;
 
 static Row rows[] = {
-        { "root, nobody's process",          T_NOBODY,       0,         0,         false, 0,                true },
-        { "owner, its dumpable process",     T_NOBODY,       NOBODY,    NOBODY,    false, 0,                true },
-        { "other uid",                       T_NOBODY,       OTHER_UID_MARK, 0,    false, PM_ENOTOWNER,     true },
-        { "owner uid, other group",          T_OTHER_GROUP,  NOBODY,    NOBODY,    false, PM_ENOTOWNER,     false },
-        { "nobody, root's process",          T_ROOT,         NOBODY,    NOBODY,    false, PM_ENOTOWNER,     false },
-        { "tracer of another uid's target",  T_NOT_DUMPABLE, OTHER_UID_MARK, 0,    true,  0,                true },
-        { "owner, non-dumpable target",      T_NOT_DUMPABLE, NOBODY,    NOBODY,    false, PM_ENOTDUMPABLE,  true },
-        { "root, non-dumpable target",       T_NOT_DUMPABLE, 0,         0,         false, 0,                false },
-        { "owner, set-id-like mixed uids",   T_SET_ID,       NOBODY,    NOBODY,    false, PM_ESETID,        true },
-        { "root, set-id-like mixed uids",    T_SET_ID,       0,         0,         false, 0,                false },
-        { "root, a thread of pmapid",        T_PMAPID,       0,         0,         false, PM_EDAEMONTHREAD, true },
-        { "nobody, a thread of pmapid",      T_PMAPID,       NOBODY,    NOBODY,    false, PM_EDAEMONTHREAD, false },
-        { "root, pid 1",                     T_PID_1,        0,         0,         false, 0,                false },
-        { "nobody, pid 1",                   T_PID_1,        NOBODY,    NOBODY,    false, PM_ENOTOWNER,     false },
+        { "root, nobody's process",          T_NOBODY,       0,         0,         false, false, 0,                true },
+        { "owner, its dumpable process",     T_NOBODY,       NOBODY,    NOBODY,    false, false, 0,                true },
+        { "other uid",                       T_NOBODY,       OTHER_UID_MARK, 0,    false, false, PM_ENOTOWNER,     true },
+        { "owner uid, other group",          T_OTHER_GROUP,  NOBODY,    NOBODY,    false, false, PM_ENOTOWNER,     false },
+        { "nobody, root's process",          T_ROOT,         NOBODY,    NOBODY,    false, false, PM_ENOTOWNER,     false },
+        { "tracer of another uid's target",  T_NOT_DUMPABLE, OTHER_UID_MARK, 0,    true, false,  0,                true },
+        { "tracer's tool, same uid",         T_NOT_DUMPABLE, OTHER_UID_MARK, 0,    true, true,  0,                false },
+        { "owner, non-dumpable target",      T_NOT_DUMPABLE, NOBODY,    NOBODY,    false, false, PM_ENOTDUMPABLE,  true },
+        { "root, non-dumpable target",       T_NOT_DUMPABLE, 0,         0,         false, false, 0,                false },
+        { "owner, set-id-like mixed uids",   T_SET_ID,       NOBODY,    NOBODY,    false, false, PM_ESETID,        true },
+        { "root, set-id-like mixed uids",    T_SET_ID,       0,         0,         false, false, 0,                false },
+        { "root, a thread of pmapid",        T_PMAPID,       0,         0,         false, false, PM_EDAEMONTHREAD, true },
+        { "nobody, a thread of pmapid",      T_PMAPID,       NOBODY,    NOBODY,    false, false, PM_EDAEMONTHREAD, false },
+        { "root, pid 1",                     T_PID_1,        0,         0,         false, false, 0,                false },
+        { "nobody, pid 1",                   T_PID_1,        NOBODY,    NOBODY,    false, false, PM_ENOTOWNER,     false },
 };
 
 static TargetIdentity identity_of(TargetKind k) {
@@ -188,6 +190,15 @@ static int run_caller(const Call *c) {
                 if (setgroups(0, NULL) < 0 || setresgid(c->row->caller_gid, c->row->caller_gid, c->row->caller_gid) < 0 ||
                     setresuid(c->row->caller_uid, c->row->caller_uid, c->row->caller_uid) < 0)
                         _exit(126);
+                if (c->row->tracers_tool) {
+                        /* The tracer stays, as gdb does while its shell runs pmctl. */
+                        pid_t tool = fork();
+                        if (tool == 0)
+                                _exit(caller_body((void *) c));
+                        if (tool < 0 || waitpid(tool, &status, 0) != tool || !WIFEXITED(status))
+                                _exit(124);
+                        _exit(WEXITSTATUS(status));
+                }
                 _exit(caller_body((void *) c));
         }
         if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))

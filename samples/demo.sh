@@ -16,9 +16,14 @@ dir=$(mktemp -d /tmp/pmapi-demo-XXXXXX)
 trap 'sh scripts/private-bus.sh stop "$dir"; rm -rf "$dir"' EXIT
 address=$(sh scripts/private-bus.sh start "$dir" "$top/build/daemon/pmapid")
 export DBUS_SYSTEM_BUS_ADDRESS="$address"
-export LD_LIBRARY_PATH="$top/build/pmapi"
-chmod o+rx build build/samples build/pmapi build/pmapi/utils 2>/dev/null || true
-pmctl="$top/build/pmapi/utils/pmctl"
+# The programs other users run, where they can reach them (a clone in /root is root's alone).
+bin="$dir/bin"
+mkdir -p "$bin"
+cp build/samples/s1-single-thread build/samples/s4-thread-group build/pmapi/utils/pmctl \
+        build/pmapi/libpmapi.so.1 "$bin/"
+chmod 755 "$dir" "$bin"
+export LD_LIBRARY_PATH="$bin"
+pmctl="$bin/pmctl"
 as_user() {     # as_user UID COMMAND...: a process of that user on the private bus
         uid=$1
         shift
@@ -27,10 +32,10 @@ as_user() {     # as_user UID COMMAND...: a process of that user on the private 
 }
 
 echo "== S1 as root"
-build/samples/s1-single-thread --pages 20000 --sleeps 50
+"$bin/s1-single-thread" --pages 20000 --sleeps 50
 echo
 echo "== S1 as uid 65534 (nobody), while an administrator looks at the bus"
-as_user 65534 build/samples/s1-single-thread --pages 5000 --hold-ms 1500 &
+as_user 65534 "$bin/s1-single-thread" --pages 5000 --hold-ms 1500 &
 sample=$!
 sleep 0.7
 echo "-- busctl tree org.pmapi.PerfMon1"
@@ -43,7 +48,7 @@ fi
 wait $sample
 echo
 echo "== S4 as uid 65534 (nobody): a group, 4 threads that inherit it, the group = the sum"
-as_user 65534 build/samples/s4-thread-group --threads 4 --pages 1000 --hold-ms 1500 &
+as_user 65534 "$bin/s4-thread-group" --threads 4 --pages 1000 --hold-ms 1500 &
 sample=$!
 sleep 0.7
 group=$(busctl --address="$address" tree --list org.pmapi.PerfMon1 | grep /group/ | head -n 1)
@@ -54,7 +59,6 @@ fi
 wait $sample
 echo
 echo "== S2 as uid 65534: gdb stops S1 at point (1); from gdb, pmctl reads it, reprograms counter 0, continues"
-chmod 755 "$dir"
 cat > "$dir/s2.gdb" <<EOF
 set pagination off
 set confirm off
@@ -70,7 +74,7 @@ for cmd in ('program %d', 'data %d', 'delete %d',
 end
 continue
 EOF
-as_user 65534 gdb -batch -nx -x "$dir/s2.gdb" --args build/samples/s1-single-thread --pages 4000 --sleeps 50 2>&1 |
+as_user 65534 gdb -batch -nx -x "$dir/s2.gdb" --args "$bin/s1-single-thread" --pages 4000 --sleeps 50 2>&1 |
         grep -v -e '^.Thread debugging' -e '^Using host libthread_db'
 echo
 echo "== An administrator counts another user's process with pmctl; a third user is refused"

@@ -242,6 +242,86 @@ int bus_fixture_stop_daemon(BusFixture *f) {
         return r == 0 ? 0 : 1;
 }
 
+static int copy_file(const char *from, const char *to) {
+        char buf[65536];
+        ssize_t n;
+        int in, out, r = 0;
+
+        in = open(from, O_RDONLY | O_CLOEXEC);
+        if (in < 0)
+                return -1;
+        out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+        if (out < 0) {
+                close(in);
+                return -1;
+        }
+        while ((n = read(in, buf, sizeof(buf))) > 0)
+                if (write(out, buf, (size_t) n) != n) {
+                        r = -1;
+                        break;
+                }
+        if (n < 0)
+                r = -1;
+        close(in);
+        if (close(out) < 0 || fchmodat(AT_FDCWD, to, 0755, 0) < 0)
+                r = -1;
+        return r;
+}
+
+static int share_one(const char *bin, const char *path, char *ret, size_t n) {
+        const char *base = strrchr(path, '/');
+
+        if (snprintf(ret, n, "%s/%s", bin, base ? base + 1 : path) >= (int) n)
+                return -1;
+        return copy_file(path, ret);
+}
+
+int bus_fixture_share_programs(BusFixture *f, const char *const *env_names) {
+        const char *ld = getenv("LD_LIBRARY_PATH");
+        char bin[300], copy[600], lib[600], ld_new[4096];
+        bool found = false;
+
+        snprintf(bin, sizeof(bin), "%s/bin", f->dir);
+        if (mkdir(bin, 0755) < 0 && errno != EEXIST)
+                return 1;
+        (void) chmod(bin, 0755);
+        for (; env_names && *env_names; env_names++) {
+                const char *path = getenv(*env_names);
+                if (!path || share_one(bin, path, copy, sizeof(copy)) < 0) {
+                        fprintf(stderr, "# cannot copy $%s for other users\n", *env_names);
+                        return 1;
+                }
+                setenv(*env_names, copy, 1);
+        }
+        /* libpmapi of this build: the first LD_LIBRARY_PATH entry that has it. */
+        for (const char *d = ld; d && *d && !found; d = strchr(d, ':') ? strchr(d, ':') + 1 : NULL) {
+                snprintf(lib, sizeof(lib), "%.*s/libpmapi.so.1", (int) strcspn(d, ":"), d);
+                found = access(lib, R_OK) == 0 && share_one(bin, lib, copy, sizeof(copy)) == 0;
+        }
+        snprintf(ld_new, sizeof(ld_new), "%s%s%s", bin, ld ? ":" : "", ld ? ld : "");
+        setenv("LD_LIBRARY_PATH", ld_new, 1);
+        return 0;
+}
+
+/* Removes <dir>/bin and what bus_fixture_share_programs() put there. */
+static void unshare_programs(BusFixture *f) {
+        char bin[300], path[600 + 256];
+        struct dirent *de;
+        DIR *d;
+
+        snprintf(bin, sizeof(bin), "%s/bin", f->dir);
+        d = opendir(bin);
+        if (!d)
+                return;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.') {
+                        snprintf(path, sizeof(path), "%s/%s", bin, de->d_name);
+                        unlink(path);
+                }
+        closedir(d);
+        rmdir(bin);
+}
+
 int bus_fixture_stop(BusFixture *f) {
         char path[300];
         int r;
@@ -249,6 +329,7 @@ int bus_fixture_stop(BusFixture *f) {
         r = bus_fixture_stop_daemon(f);
         (void) stop_process(&f->bus_pid);
         if (f->dir[0]) {
+                unshare_programs(f);
                 snprintf(path, sizeof(path), "%s/bus.conf", f->dir);
                 unlink(path);
                 snprintf(path, sizeof(path), "%s/system_bus_socket", f->dir);

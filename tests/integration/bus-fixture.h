@@ -29,6 +29,12 @@ int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args);
  * strings. */
 bool bus_fixture_log_has(const BusFixture *f, ...) __attribute__((sentinel));
 
+/* Programs that other users run (pmctl, gdb's inferiors) must be reachable by them, and a clone
+ * may sit in a directory only root can enter (/root). Copies the programs the NULL-terminated
+ * environment variables name, and libpmapi.so.1 from LD_LIBRARY_PATH, into <dir>/bin (0755),
+ * points the variables at the copies and puts <dir>/bin first in LD_LIBRARY_PATH. 0 or 1. */
+int bus_fixture_share_programs(BusFixture *f, const char *const *env_names);
+
 /* Runs fn(arg) in a forked child as uid/gid 65534 (nobody) and returns its exit status. */
 int run_as_nobody(int (*fn)(void *arg), void *arg);
 /* The same as uid/gid (all three ids each, no supplementary groups). */

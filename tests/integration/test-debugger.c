@@ -257,7 +257,9 @@ static int setup(void **state) {
                 fprintf(stderr, "# gdb is not installed (scripts/install-deps.sh installs it)\n");
                 return -1;
         }
-        if (bus_fixture_start(&fixture, NULL) != 0)
+        static const char *const shared[] = { "PMAPI_PMCTL", "PMAPI_S1", "PMAPI_PLAIN_TARGET", NULL };
+
+        if (bus_fixture_start(&fixture, NULL) != 0 || bus_fixture_share_programs(&fixture, shared) != 0)
                 return -1;
         snprintf(dir, sizeof(dir), "%s/gdb", fixture.dir);
         if (mkdir(dir, 0777) < 0 || chmod(dir, 0777) < 0)

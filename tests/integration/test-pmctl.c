@@ -543,7 +543,11 @@ static void test_counts_have_thousands_separators(void **state) {
 
 static int setup(void **state) {
         (void) state;
+        static const char *const shared[] = { "PMAPI_PMCTL", NULL };
         int r = bus_fixture_start(&fixture, NULL);
+
+        if (r == 0)
+                r = bus_fixture_share_programs(&fixture, shared);
         return r == 0 ? pm_init(PM_VERIFIED, &info) : r;
 }
 

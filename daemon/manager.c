@@ -1,8 +1,7 @@
 /* manager.c: the table of live contexts and the rules that span contexts: one context per thread,
  * contexts only on threads the caller may trace, per-user and total limits, and release at thread
- * exit. A member
- * that exits leaves its final counts in its group; a member whose context is deleted takes its data
- * out. A group lives while it has live members or until it is deleted. */
+ * exit. A member that exits leaves its final counts in its group; a member whose context is deleted
+ * takes its data out. A group lives while it has live members or until it is deleted. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -275,6 +275,10 @@ typedef struct {
 #define PM_EPTRACESCOPE    25   /* kernel.yama.ptrace_scope forbids it */
 #define PM_EDAEMONTHREAD   26   /* a thread of pmapid itself: never counted */
 #define PM_EPTID           27   /* ptid is neither 0 nor tid (Linux threads are 1:1) */
+/* System scope (pm_set_program(3)). */
+#define PM_ESYSBUSY        28   /* another process owns the system-wide counters (pm_error names it) */
+#define PM_ESYSROOT        29   /* counting every process needs root: use PM_PROCTREE */
+#define PM_ECPU            30   /* no such processor, or not online since pm_set_program() */
 #define PM_EEXIST          59   /* the thread already has a context */
 #define PM_ENOTSTARTED     85   /* counting was never started (reserved: stop is idempotent) */
 
@@ -283,6 +287,20 @@ int   pm_init(int filter, pm_info_t *pminfo, ...);      /* 3rd arg pm_groups_inf
 int   pm_initialize(int filter, pm_info2_t *pminfo, pm_groups_info_t *pmgroups, int proctype);
 void  pm_error(char *where, int error);
 char *pm_strerror(char *where, int error);
+
+/* System scope: one context per online CPU, owned by one process at a time (pm_set_program(3)). */
+int pm_set_program(pm_prog_t *prog);            /* root, or PM_PROCTREE: the caller and its descendants */
+int pm_get_program(pm_prog_t *prog);
+int pm_delete_program(void);
+int pm_start(void);
+int pm_stop(void);
+int pm_reset_data(void);
+int pm_get_data(pm_data_t *data);               /* the sum over every CPU counted since pm_set_program */
+int pm_get_tdata(pm_data_t *data, timebasestruct_t *time);
+int pm_get_data_cpu(int cpuid, pm_data_t *data);        /* cpuid: 0 .. online CPUs - 1, in order */
+int pm_get_tdata_cpu(int cpuid, pm_data_t *data, timebasestruct_t *time);
+int pm_get_data_lcpu(int lcpuid, pm_data_t *data);      /* lcpuid: the Linux CPU number */
+int pm_get_tdata_lcpu(int lcpuid, pm_data_t *data, timebasestruct_t *time);
 
 int pm_set_program_mythread(pm_prog_t *prog);
 int pm_get_program_mythread(pm_prog_t *prog);

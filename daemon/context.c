@@ -27,7 +27,8 @@ int context_new(const CounterBackend *backend, const EventTable *events, pid_t p
         c->pidfd = -1;
         program_encode(program, events, &c->encoding);
 
-        r = backend->open(tid, c->encoding.attrs, c->encoding.n_events, &c->counters);
+        r = backend->open(&(CounterTarget) { .tid = tid, .cpu = -1 }, c->encoding.attrs, c->encoding.n_events,
+                          &c->counters);
         if (r < 0)
                 goto fail;
         if (program_counts_on_start(program)) {

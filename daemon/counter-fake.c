@@ -17,6 +17,7 @@ struct CounterGroup {
 static CounterGroup *last_opened;
 static int fail_next_open;
 static size_t n_open;
+static CounterTarget last_target;
 
 CounterGroup *counter_fake_last_opened(void) {
         return last_opened;
@@ -35,10 +36,14 @@ size_t counter_fake_n_open(void) {
         return n_open;
 }
 
-static int fake_open(pid_t tid, const struct perf_event_attr *attrs, size_t n, CounterGroup **ret) {
+CounterTarget counter_fake_last_target(void) {
+        return last_target;
+}
+
+static int fake_open(const CounterTarget *t, const struct perf_event_attr *attrs, size_t n,
+                     CounterGroup **ret) {
         CounterGroup *g;
 
-        (void) tid;
         (void) attrs;
         if (fail_next_open) {
                 int r = fail_next_open;
@@ -52,6 +57,7 @@ static int fake_open(pid_t tid, const struct perf_event_attr *attrs, size_t n, C
                 return -ENOMEM;
         g->n = n;
         last_opened = g;
+        last_target = *t;
         n_open++;
         *ret = g;
         return 0;

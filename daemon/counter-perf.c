@@ -24,7 +24,8 @@ static void perf_close(CounterGroup *g) {
 }
 DEFINE_FREEP(CounterGroup, perf_close);
 
-static int perf_open(pid_t tid, const struct perf_event_attr *attrs, size_t n, CounterGroup **ret) {
+static int perf_open(const CounterTarget *t, const struct perf_event_attr *attrs, size_t n,
+                     CounterGroup **ret) {
         _cleanup_(perf_closep) CounterGroup *g = NULL;
 
         if (n == 0 || n > MAX_COUNTERS)
@@ -34,7 +35,10 @@ static int perf_open(pid_t tid, const struct perf_event_attr *attrs, size_t n, C
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 struct perf_event_attr a = attrs[i];
-                int fd = sys_perf_event_open(&a, tid, -1, i == 0 ? -1 : g->fds[0], PERF_FLAG_FD_CLOEXEC);
+                int fd;
+
+                a.inherit = t->inherit;
+                fd = sys_perf_event_open(&a, t->tid, t->cpu, i == 0 ? -1 : g->fds[0], PERF_FLAG_FD_CLOEXEC);
                 if (fd < 0)
                         return -errno;
                 g->fds[g->n++] = fd;

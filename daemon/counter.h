@@ -4,16 +4,27 @@
 #pragma once
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 typedef struct CounterGroup CounterGroup;
 
+/* Where a group counts: perf_event_open's (pid, cpu) pair. A thread context is (tid, -1); a CPU of a
+ * system context is (-1, n), or (tid, n) with inherit for a process tree, whose threads and child
+ * processes created later get counters of their own that the parent's read includes. */
+typedef struct CounterTarget {
+        pid_t tid;
+        int cpu;
+        bool inherit;
+} CounterTarget;
+
 typedef struct CounterBackend {
         const char *name;
-        /* Opens n counters on thread tid, disabled, as one group. */
-        int (*open)(pid_t tid, const struct perf_event_attr *attrs, size_t n, CounterGroup **ret);
+        /* Opens n counters on target, disabled, as one group. */
+        int (*open)(const CounterTarget *target, const struct perf_event_attr *attrs, size_t n,
+                    CounterGroup **ret);
         int (*enable)(CounterGroup *g);
         int (*disable)(CounterGroup *g);
         int (*reset)(CounterGroup *g);
@@ -32,3 +43,5 @@ void counter_fake_count(CounterGroup *g, size_t i, uint64_t delta);
 /* Makes the next open fail with error (negative errno); 0 clears it. */
 void counter_fake_fail_next_open(int error);
 size_t counter_fake_n_open(void);
+/* Where the most recently opened group counts. */
+CounterTarget counter_fake_last_target(void);

@@ -5,6 +5,7 @@
 #include "bus-names.h"
 #include "clock.h"
 #include "context-dbus.h"
+#include "cpu-dbus.h"
 #include "group-dbus.h"
 #include "log.h"
 #include "macro.h"
@@ -284,6 +285,14 @@ static int property_get_processor(sd_bus *bus, const char *path, const char *int
         return sd_bus_message_append(reply, "s", m->events->pmu_name);
 }
 
+/* Anyone may see which process holds the system-wide counters, as on AIX the lock holder. */
+static int property_get_system_owner(sd_bus *bus, const char *path, const char *interface,
+                                     const char *property, sd_bus_message *reply, void *userdata,
+                                     sd_bus_error *error) {
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return sd_bus_message_append(reply, "i", (int32_t) manager_system_owner(userdata));
+}
+
 static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -296,6 +305,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("ThreadsAttachedLate", "t", NULL, offsetof(Manager, n_attached_late), 0),
         SD_BUS_PROPERTY("ThreadsMissed", "t", NULL, offsetof(Manager, n_missed), 0),
         SD_BUS_PROPERTY("CallsRefused", "t", NULL, offsetof(Manager, n_refused), 0),
+        SD_BUS_PROPERTY("SystemOwnerPid", "i", property_get_system_owner, 0, 0),
         SD_BUS_METHOD_WITH_ARGS("GetEvents", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("s", processor, "u", counters, "a(iusss)", events),
                                 method_get_events, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -333,6 +343,23 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetGroupData", SD_BUS_ARGS("i", pid, "i", tid),
                                 SD_BUS_RESULT("ax", data, "t", timestamp_ns, "i", members, "u", flags),
                                 method_get_group_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetSystemProgram", SD_BUS_ARGS("i", mode, "ai", events), SD_BUS_NO_RESULT,
+                                method_set_system_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSystemProgram", SD_BUS_NO_ARGS, SD_BUS_RESULT("i", mode, "ai", events),
+                                method_get_system_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("DeleteSystemProgram", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+                                method_delete_system_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("StartSystem", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+                                method_start_system, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("StopSystem", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+                                method_stop_system, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ResetSystemData", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+                                method_reset_system_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSystemData", SD_BUS_NO_ARGS, SD_BUS_RESULT("ax", data, "t", timestamp_ns),
+                                method_get_system_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCpuData", SD_BUS_ARGS("u", id, "b", logical),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "u", cpu),
+                                method_get_cpu_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListContexts", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("a(iiuuisbo)", contexts),
                                 method_list_contexts, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -360,5 +387,8 @@ int manager_bus_register(Manager *m, sd_bus *bus) {
         r = group_bus_register(m, bus);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the group objects: %m");
+        r = cpu_bus_register(m, bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the CPU objects: %m");
         return 0;
 }

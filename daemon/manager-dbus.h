@@ -31,5 +31,14 @@ int method_start_group(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_stop_group(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_reset_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
+/* The system scope (manager-dbus-system.c). */
+int method_set_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_delete_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_start_system(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_stop_system(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_reset_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* The admin's list of contexts (manager-dbus-list.c). */
 int method_list_contexts(sd_bus_message *m, void *userdata, sd_bus_error *error);

@@ -1,7 +1,8 @@
-/* program.c: AIX's rules for a program in the thread and group scopes and its perf encoding. Mode
- * bits the thread scope takes: user, kernel, count, no_inherit, runlatch (a no-op for a thread: it
- * is never the idle task) and nointerrupt (counting is never interrupted on Linux); the group scope
- * takes process too. */
+/* program.c: AIX's rules for a program in the thread, group and system scopes and its perf
+ * encoding. Mode bits the thread scope takes: user, kernel, count, no_inherit, runlatch (excludes
+ * the idle task: a no-op for a thread, which never is it) and nointerrupt (counting is never
+ * interrupted on Linux); the group scope takes process too; the system scope takes proctree and
+ * not no_inherit. */
 #include <string.h>
 
 #include "program.h"
@@ -12,6 +13,9 @@
 #define MODE_RUNLATCH_BIT    0x1000000u
 #define MODE_NOINTERRUPT_BIT 0x200000u
 #define MODE_THREAD_BITS     (PM_COUNT | PM_USER | PM_KERNEL | PM_NO_INHERIT | MODE_RUNLATCH_BIT | \
+                              MODE_NOINTERRUPT_BIT)
+/* The system scope: no inheritance switch (a CPU has no children), proctree instead. */
+#define MODE_SYSTEM_BITS     (PM_COUNT | PM_USER | PM_KERNEL | PM_PROCTREE | MODE_RUNLATCH_BIT | \
                               MODE_NOINTERRUPT_BIT)
 
 static ProgramError program_check(const Program *p, const EventTable *t, uint32_t allowed_bits,
@@ -45,6 +49,14 @@ ProgramError program_check_thread(const Program *p, const EventTable *t, int *re
 
 ProgramError program_check_group(const Program *p, const EventTable *t, int *ret_counter) {
         return program_check(p, t, MODE_THREAD_BITS | PM_PROCESS, ret_counter);
+}
+
+ProgramError program_check_system(const Program *p, const EventTable *t, int *ret_counter) {
+        return program_check(p, t, MODE_SYSTEM_BITS, ret_counter);
+}
+
+bool program_proctree(const Program *p) {
+        return p->mode & PM_PROCTREE;
 }
 
 bool program_inherits(const Program *p) {
@@ -95,6 +107,7 @@ void program_encode(const Program *p, const EventTable *t, ProgramEncoding *ret)
                 a->exclude_user = !(p->mode & PM_USER);
                 a->exclude_kernel = !(p->mode & PM_KERNEL);
                 a->exclude_hv = 1;
+                a->exclude_idle = !!(p->mode & MODE_RUNLATCH_BIT);     /* a thread is never the idle task */
                 a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
                                  PERF_FORMAT_TOTAL_TIME_RUNNING;
                 enc.slot[enc.n_events++] = c;

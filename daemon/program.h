@@ -41,6 +41,9 @@ typedef struct ProgramEncoding {
 ProgramError program_check_thread(const Program *p, const EventTable *t, int *ret_counter);
 /* The same for a group: PM_PROCESS is allowed too. */
 ProgramError program_check_group(const Program *p, const EventTable *t, int *ret_counter);
+/* The same for the system scope: PM_PROCTREE is allowed, PM_NO_INHERIT and PM_PROCESS are not. */
+ProgramError program_check_system(const Program *p, const EventTable *t, int *ret_counter);
+bool program_proctree(const Program *p);
 /* Whether threads created by a thread with this program get a context (not PM_NO_INHERIT). */
 bool program_inherits(const Program *p);
 bool program_counts_kernel(const Program *p);

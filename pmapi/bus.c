@@ -20,6 +20,9 @@
 #define CALL_TIMEOUT_USEC (10ULL * 1000 * 1000)
 
 static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
+/* pmapid's explanation of this thread's last refused call, for pm_error(). */
+static __thread int last_code;
+static __thread char last_detail[256];
 static sd_bus *bus;
 static pid_t bus_pid;
 
@@ -74,7 +77,9 @@ static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
                                 error.name ? error.name : "(local)", error.message ? error.message : strerror(-r));
                 if (!sd_bus_error_is_set(&error) || r == -ENOTCONN || r == -ECONNRESET)
                         bus_drop_locked();      /* a broken connection is reopened next time */
-                return error_map_from_bus(&error, r);
+                last_code = error_map_from_bus(&error, r);
+                (void) snprintf(last_detail, sizeof(last_detail), "%s", error.message ? error.message : "");
+                return last_code;
         }
         if (ret_reply)
                 *ret_reply = reply;
@@ -140,6 +145,10 @@ int bus_call_target(const char *method, sd_bus_message **ret_reply, pid_t pid, p
         r = callv(method, ret_reply, pid < 0 ? 0 : pid, tid, types, ap);
         va_end(ap);
         return r;
+}
+
+const char *bus_last_detail(int code) {
+        return code != 0 && code == last_code && last_detail[0] ? last_detail : NULL;
 }
 
 sd_bus_message *bus_reply_unref(sd_bus_message *reply) {

@@ -15,6 +15,8 @@ int bus_call_target(const char *method, sd_bus_message **ret_reply, pid_t pid, p
 /* The first-party target (getpid(), gettid()). */
 #define bus_call_self(method, ret_reply, ...) \
         bus_call_target(method, ret_reply, getpid(), gettid(), __VA_ARGS__)
+/* pmapid's own words for this thread's last failed call, if it failed with code; else NULL. */
+const char *bus_last_detail(int code);
 /* Drops a reply of bus_call*(). Use it instead of sd_bus_message_unref(): a reply holds a reference on
  * the shared connection, which only the connection's lock protects. */
 sd_bus_message *bus_reply_unref(sd_bus_message *reply);

@@ -1,6 +1,7 @@
 /* pm-error.c: pm_error() and pm_strerror(): the text for every PM_E* code. */
 #include <stdio.h>
 
+#include "bus.h"
 #include "macro.h"
 #include "pmapi.h"
 
@@ -12,7 +13,7 @@ static const char *const messages[] = {
         [PM_EFAULT]      = "A required pointer argument is NULL",
         [PM_EEVENT]      = "An event id was not returned by pm_init() for that counter (with that filter)",
         [PM_EMODE]       = "The mode word has bits this call does not take (proctree, wpar_all or spare bits; process only for groups)",
-        [PM_ENOCONTEXT]  = "The thread has no performance monitor context",
+        [PM_ENOCONTEXT]  = "No performance monitor context: the thread has none, or no system-wide one was set",
         [PM_ENOTHREAD]   = "No such thread, or the thread is not a thread of that process",
         [PM_EPERM]       = "Permission denied: kernel.perf_event_paranoid or the bus policy forbids it",
         [PM_EKERNELMODE] = "Kernel-mode counting refused for these events (kernel.perf_event_paranoid > 1): drop PM_KERNEL or run as root",
@@ -32,7 +33,10 @@ static const char *const messages[] = {
         [PM_EPTRACESCOPE] = "kernel.yama.ptrace_scope forbids it: act from the thread's parent, as its tracer or as root",
         [PM_EDAEMONTHREAD] = "That is a thread of pmapid itself, which pmapid never counts",
         [PM_EPTID]       = "Linux threads are 1:1: ptid must be 0 or the thread's tid",
-        [PM_EEXIST]      = "The thread already has a context: delete it before setting a new program",
+        [PM_ESYSBUSY]    = "The system-wide counters are owned by another process until it calls pm_delete_program() or exits",
+        [PM_ESYSROOT]    = "Counting every process needs root: set PM_PROCTREE to count this process and its descendants",
+        [PM_ECPU]        = "No such processor, or it was not online since pm_set_program()",
+        [PM_EEXIST]      = "The context already exists: delete it before setting a new program",
         [PM_ENOTSTARTED] = "Counting was never started",
 };
 
@@ -43,6 +47,11 @@ char *pm_strerror(char *where, int error) {
         return (char *) messages[error];
 }
 
+/* With pmapid's explanation of the same failure when this thread just had one: it names the
+ * thread, the CPU or the process that owns the system-wide counters. */
 void pm_error(char *where, int error) {
-        fprintf(stderr, "%s: %s\n", where ? where : "pmapi", pm_strerror(where, error));
+        const char *detail = bus_last_detail(error);
+
+        fprintf(stderr, "%s: %s%s%s%s\n", where ? where : "pmapi", pm_strerror(where, error),
+                detail ? " (" : "", detail ? detail : "", detail ? ")" : "");
 }

@@ -13,15 +13,24 @@
 _Static_assert(MAX_COUNTERS == 8, "SetProgram below spells out eight events");
 
 CallTarget target_self(void) {
-        return (CallTarget) { getpid(), gettid() };
+        return (CallTarget) { getpid(), gettid(), false };
 }
+
+CallTarget target_none(void) {
+        return (CallTarget) { -1, -1, true };
+}
+
+/* bus_call_target(), or bus_call() for the system scope. */
+#define call_on(t, method, ret_reply, ...)                                                  \
+        ((t).none ? bus_call(method, ret_reply, __VA_ARGS__)                                \
+                  : bus_call_target(method, ret_reply, (t).pid, (t).tid, __VA_ARGS__))
 
 int target_from_pthread(pid_t pid, tid_t tid, ptid_t ptid, CallTarget *ret) {
         if (ptid != 0 && tid == 0)
                 tid = (tid_t) ptid;
         else if (ptid != 0 && ptid != (ptid_t) tid)
                 return PM_EPTID;
-        *ret = (CallTarget) { pid, tid };
+        *ret = (CallTarget) { pid, tid, false };
         return 0;
 }
 
@@ -33,9 +42,9 @@ int call_set_program(const char *method, CallTarget t, const pm_prog_t *prog) {
         r = catalog_check_program(prog);
         if (r != 0)
                 return r;
-        return bus_call_target(method, NULL, t.pid, t.tid, "iai", (int32_t) prog->mode.w, MAX_COUNTERS,
-                             prog->events[0], prog->events[1], prog->events[2], prog->events[3],
-                             prog->events[4], prog->events[5], prog->events[6], prog->events[7]);
+        return call_on(t, method, NULL, "iai", (int32_t) prog->mode.w, MAX_COUNTERS,
+                       prog->events[0], prog->events[1], prog->events[2], prog->events[3],
+                       prog->events[4], prog->events[5], prog->events[6], prog->events[7]);
 }
 
 int call_get_program(const char *method, CallTarget t, pm_prog_t *prog) {
@@ -49,7 +58,7 @@ int call_get_program(const char *method, CallTarget t, pm_prog_t *prog) {
                 return PM_EFAULT;
         if (!catalog_is_installed())
                 return PM_ENOTINIT;
-        r = bus_call_target(method, &reply, t.pid, t.tid, NULL);
+        r = call_on(t, method, &reply, NULL);
         if (r != 0)
                 return r;
         if (sd_bus_message_read(reply, "i", &mode) < 0 ||
@@ -61,30 +70,15 @@ int call_get_program(const char *method, CallTarget t, pm_prog_t *prog) {
         return 0;
 }
 
-int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data, timebasestruct_t *time) {
-        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
+int reply_read_data(sd_bus_message *reply, pm_data_t *data, timebasestruct_t *time) {
         const int64_t *values;
-        int32_t members = 0;
-        uint32_t flags = 0;
         size_t n_bytes;
         uint64_t ns;
-        int r;
 
-        if (!data)
-                return PM_EFAULT;
-        if (!catalog_is_installed())
-                return PM_ENOTINIT;
-        r = bus_call_target(method, &reply, t.pid, t.tid, NULL);
-        if (r != 0)
-                return r;
         if (sd_bus_message_read_array(reply, 'x', (const void **) &values, &n_bytes) < 0 ||
             n_bytes != sizeof(data->accu) || sd_bus_message_read(reply, "t", &ns) < 0)
                 return PM_EDAEMON;
-        if (group && sd_bus_message_read(reply, "iu", &members, &flags) < 0)
-                return PM_EDAEMON;
         memset(&data->ginfo, 0, sizeof(data->ginfo));
-        data->ginfo.members = members;
-        data->ginfo.flags.w = (int) flags;
         memcpy(data->accu, values, sizeof(data->accu));
         if (time) {
                 time->flag = PM_TB_MONOTONIC_NS;
@@ -94,8 +88,31 @@ int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data,
         return 0;
 }
 
+int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data, timebasestruct_t *time) {
+        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
+        int32_t members = 0;
+        uint32_t flags = 0;
+        int r;
+
+        if (!data)
+                return PM_EFAULT;
+        if (!catalog_is_installed())
+                return PM_ENOTINIT;
+        r = call_on(t, method, &reply, NULL);
+        if (r != 0)
+                return r;
+        r = reply_read_data(reply, data, time);
+        if (r != 0)
+                return r;
+        if (group && sd_bus_message_read(reply, "iu", &members, &flags) < 0)
+                return PM_EDAEMON;
+        data->ginfo.members = members;
+        data->ginfo.flags.w = (int) flags;
+        return 0;
+}
+
 int call_simple(const char *method, CallTarget t) {
         if (!catalog_is_installed())
                 return PM_ENOTINIT;
-        return bus_call_target(method, NULL, t.pid, t.tid, NULL);
+        return call_on(t, method, NULL, NULL);
 }

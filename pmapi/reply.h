@@ -10,9 +10,11 @@
 typedef struct CallTarget {
         pid_t pid;
         pid_t tid;
+        bool none;                      /* the system scope: the call names no thread */
 } CallTarget;
 
 CallTarget target_self(void);
+CallTarget target_none(void);
 /* (pid, tid, ptid) of the _pthread/_pgroup calls as a target: ptid must be 0 or tid (tid 0 takes
  * ptid). Returns 0 or PM_EPTID. */
 int target_from_pthread(pid_t pid, tid_t tid, ptid_t ptid, CallTarget *ret);
@@ -23,5 +25,7 @@ int call_set_program(const char *method, CallTarget t, const pm_prog_t *prog);
 int call_get_program(const char *method, CallTarget t, pm_prog_t *prog);
 /* Calls method on the target and reads its (data, timestamp[, members, flags]) reply. */
 int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data, timebasestruct_t *time);
+/* Reads a (data, timestamp) reply into data and time (either may be NULL). */
+int reply_read_data(sd_bus_message *reply, pm_data_t *data, timebasestruct_t *time);
 /* A method on the target without other arguments or reply. */
 int call_simple(const char *method, CallTarget t);

@@ -6,9 +6,11 @@
 #define PMAPI_MANAGER_PATH      "/org/pmapi/PerfMon1"
 #define PMAPI_THREAD_PREFIX     "/org/pmapi/PerfMon1/thread"
 #define PMAPI_GROUP_PREFIX      "/org/pmapi/PerfMon1/group"
+#define PMAPI_CPU_PREFIX        "/org/pmapi/PerfMon1/cpu"
 #define PMAPI_MANAGER_INTERFACE "org.pmapi.PerfMon1.Manager"
 #define PMAPI_THREAD_INTERFACE  "org.pmapi.PerfMon1.Thread"
 #define PMAPI_GROUP_INTERFACE   "org.pmapi.PerfMon1.Group"
+#define PMAPI_CPU_INTERFACE     "org.pmapi.PerfMon1.Cpu"
 
 #define PMAPI_ERROR_PREFIX              "org.pmapi.PerfMon1.Error."
 #define PMAPI_ERROR_CONTEXT_EXISTS      PMAPI_ERROR_PREFIX "ContextExists"
@@ -32,3 +34,7 @@
 #define PMAPI_ERROR_NOT_DUMPABLE        PMAPI_ERROR_PREFIX "NotDumpable"
 #define PMAPI_ERROR_PTRACE_SCOPE        PMAPI_ERROR_PREFIX "PtraceScope"
 #define PMAPI_ERROR_DAEMON_THREAD       PMAPI_ERROR_PREFIX "DaemonThread"
+/* The system scope. */
+#define PMAPI_ERROR_SYSTEM_BUSY         PMAPI_ERROR_PREFIX "SystemBusy"
+#define PMAPI_ERROR_ROOT_REQUIRED       PMAPI_ERROR_PREFIX "RootRequired"
+#define PMAPI_ERROR_NO_SUCH_CPU         PMAPI_ERROR_PREFIX "NoSuchCpu"

@@ -169,6 +169,58 @@ static void test_group_object_describes_the_group(void **state) {
         sd_bus_flush_close_unref(bus);
 }
 
+/* A system-wide context shows one object per CPU, described by the contract's Cpu interface, and
+ * they go with the context. */
+static void test_cpu_objects_describe_the_system_context(void **state) {
+        g_autofree char *path = g_build_filename(getenv("PMAPI_SOURCE_ROOT"), "dbus", "org.pmapi.PerfMon1.xml", NULL);
+        g_autofree char *contract = NULL, *cpu_xml = NULL;
+        g_autoptr(GDBusNodeInfo) want = NULL;
+        g_autoptr(GError) gerror = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        pm_prog_t prog = { .mode.w = PM_USER | PM_PROCTREE };
+        int32_t owner, mode;
+        uint32_t cpu;
+        int online, tree;
+        sd_bus *bus = NULL;
+
+        (void) state;
+        assert_true(g_file_get_contents(path, &contract, NULL, &gerror));
+        want = g_dbus_node_info_new_for_xml(contract, &gerror);
+        assert_non_null(want);
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                prog.events[c] = COUNT_NOTHING;
+        prog.events[0] = page_faults_id;
+        assert_int_equal(pm_set_program(&prog), 0);
+        cpu_xml = introspect("/org/pmapi/PerfMon1/cpu/0");
+        assert_non_null(cpu_xml);
+        assert_interface_matches(g_dbus_node_info_lookup_interface(want, "org.pmapi.PerfMon1.Cpu"), cpu_xml);
+        assert_int_equal(sd_bus_open_system(&bus), 0);
+#define CPU_PROP(name, type, ptr) \
+        assert_int_equal(sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1/cpu/0", \
+                                                     "org.pmapi.PerfMon1.Cpu", name, &error, type, ptr), 0)
+        CPU_PROP("Cpu", 'u', &cpu);
+        CPU_PROP("Online", 'b', &online);
+        CPU_PROP("OwnerPid", 'i', &owner);
+        CPU_PROP("ProcessTree", 'b', &tree);
+        CPU_PROP("Mode", 'i', &mode);
+#undef CPU_PROP
+        assert_int_equal(cpu, 0);
+        assert_true(online);
+        assert_int_equal(owner, getpid());
+        assert_true(tree);
+        assert_int_equal(mode, PM_USER | PM_PROCTREE);
+        assert_int_equal(sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
+                                                     "org.pmapi.PerfMon1.Manager", "SystemOwnerPid", &error, 'i',
+                                                     &owner), 0);
+        assert_int_equal(owner, getpid());
+
+        assert_int_equal(pm_delete_program(), 0);
+        assert_true(sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1/cpu/0",
+                                                "org.pmapi.PerfMon1.Cpu", "Cpu", &error, 'u', &cpu) < 0);
+        sd_bus_error_free(&error);
+        sd_bus_flush_close_unref(bus);
+}
+
 static void test_thread_object_properties_describe_the_context(void **state) {
         g_autofree char *path = g_strdup_printf("/org/pmapi/PerfMon1/thread/%d", (int) gettid());
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -267,6 +319,7 @@ int main(void) {
                 cmocka_unit_test(test_contract_xml_matches_live_introspection),
                 cmocka_unit_test(test_thread_object_properties_describe_the_context),
                 cmocka_unit_test(test_group_object_describes_the_group),
+                cmocka_unit_test(test_cpu_objects_describe_the_system_context),
                 cmocka_unit_test(test_thread_objects_are_hidden_from_other_users),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

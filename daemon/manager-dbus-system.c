@@ -1,0 +1,203 @@
+/* manager-dbus-system.c: the system-scope methods of the Manager interface. The caller is the bus
+ * sender's process; the system context is its if it set it. Refusals name the owner's pid, so that
+ * a second tool can say who holds the counters. */
+#include "bus-errors.h"
+#include "bus-names.h"
+#include "clock.h"
+#include "log.h"
+#include "macro.h"
+#include "manager-dbus.h"
+
+static int system_error(sd_bus_error *error, Manager *m, int r) {
+        switch (r) {
+        case -EEXIST:
+                return sd_bus_error_set(error, PMAPI_ERROR_CONTEXT_EXISTS,
+                                        "This process owns the system-wide context already; delete it first");
+        case -EBUSY:
+                return sd_bus_error_setf(error, PMAPI_ERROR_SYSTEM_BUSY,
+                                         "The system-wide counters are owned by pid %d until it deletes them "
+                                         "or exits", (int) manager_system_owner(m));
+        case -ENOTSUP:
+                return sd_bus_error_set(error, PMAPI_ERROR_ROOT_REQUIRED,
+                                        "Counting every process needs root; PM_PROCTREE counts the calling "
+                                        "process and its descendants");
+        case -ENODATA:
+                return sd_bus_error_set(error, PMAPI_ERROR_NO_CONTEXT,
+                                        "There is no system-wide context; set a system program first");
+        case -EDQUOT:
+                return sd_bus_error_set(error, PMAPI_ERROR_LIMIT_EXCEEDED,
+                                        "The process tree has too many threads to count on every CPU");
+        case -ENXIO:
+                return sd_bus_error_set(error, PMAPI_ERROR_NO_SUCH_CPU,
+                                        "No such CPU, or it was not online since the system program was set");
+        default:
+                return bus_error_thread(error, r, (pid_t) 0, (pid_t) 0);
+        }
+}
+
+static int fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, const Caller *caller, int r) {
+        const char *method = sd_bus_message_get_member(m);
+
+        if (r == -EBUSY || r == -ENOTSUP || r == -EPERM || r == -EACCES)
+                log_info("Refused %s to pid %d uid %u: %s.", method, (int) caller->pid, (unsigned) caller->euid,
+                         r == -EBUSY ? "another process owns the system-wide context" :
+                         bus_error_name_from_errno(r));
+        return system_error(error, manager, r);
+}
+
+int method_set_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Manager *manager = userdata;
+        Program program;
+        Caller caller;
+        int counter = -1;
+        ProgramError pe;
+        int r;
+
+        r = caller_cache_get(manager->callers, m, &caller);
+        if (r < 0)
+                return r;
+        r = manager_bus_read_program(m, error, &program);
+        if (r < 0)
+                return r;
+        pe = program_check_system(&program, manager->events, &counter);
+        if (pe != PROGRAM_OK)
+                return bus_error_program(error, pe, counter);
+        r = manager_set_system_program(manager, &caller, &program);
+        if (r < 0)
+                return fail(m, manager, error, &caller, r);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+/* The system context of the calling process, or a D-Bus error. */
+static int message_system(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret) {
+        Caller caller;
+        int r;
+
+        r = caller_cache_get(manager->callers, m, &caller);
+        if (r < 0)
+                return r;
+        r = manager_get_system(manager, &caller, ret);
+        if (r < 0)
+                return fail(m, manager, error, &caller, r);
+        return 0;
+}
+
+int method_get_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        SystemContext *s;
+        Program p;
+        int r;
+
+        r = message_system(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        p = system_get_program(s);
+        return manager_bus_reply_program(m, &p);
+}
+
+int method_delete_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        SystemContext *s;
+        int r;
+
+        r = message_system(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        manager_delete_system(userdata);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+typedef int (*SystemOp)(SystemContext *s);
+
+static int system_op(sd_bus_message *m, void *userdata, sd_bus_error *error, SystemOp op) {
+        SystemContext *s;
+        int r;
+
+        r = message_system(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        r = op(s);
+        if (r < 0)
+                return system_error(error, userdata, r);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+int method_start_system(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return system_op(m, userdata, error, system_start);
+}
+
+int method_stop_system(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return system_op(m, userdata, error, system_stop);
+}
+
+int method_reset_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return system_op(m, userdata, error, system_reset);
+}
+
+/* (data, timestamp), and the CPU number when cpu is given. */
+static int reply_data(sd_bus_message *m, const AcctVector accu, const unsigned *cpu) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_array(reply, 'x', accu, sizeof(AcctVector));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "t", now_monotonic_ns());
+        if (r >= 0 && cpu)
+                r = sd_bus_message_append(reply, "u", (uint32_t) *cpu);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+int method_get_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        SystemContext *s;
+        AcctVector accu;
+        int r;
+
+        r = message_system(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        r = system_read(s, accu);
+        if (r < 0)
+                return system_error(error, userdata, r);
+        return reply_data(m, accu, NULL);
+}
+
+/* The index-th CPU online now, in CPU number order (AIX's cpuid: numbers shift with hotplug). */
+static int cpu_by_index(const SystemContext *s, uint32_t index, unsigned *ret) {
+        uint32_t seen = 0;
+
+        for (size_t cpu = 0; cpu < s->n_cpus; cpu++)
+                if (system_cpu_open(s, (unsigned) cpu) && seen++ == index) {
+                        *ret = (unsigned) cpu;
+                        return 0;
+                }
+        return -ENXIO;
+}
+
+int method_get_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        SystemContext *s;
+        AcctVector accu;
+        uint32_t id;
+        int logical;
+        unsigned cpu = 0;
+        int r;
+
+        r = sd_bus_message_read(m, "ub", &id, &logical);
+        if (r < 0)
+                return r;
+        r = message_system(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        if (logical)
+                cpu = id;
+        else
+                r = cpu_by_index(s, id, &cpu);
+        if (r >= 0)
+                r = system_read_cpu(s, cpu, accu);
+        if (r < 0)
+                return system_error(error, userdata, r);
+        return reply_data(m, accu, &cpu);
+}

@@ -1,0 +1,226 @@
+/* system.c: see system.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "system.h"
+
+static void close_cpu_groups(SystemContext *s, SystemCpu *c) {
+        for (size_t i = 0; i < c->n_groups; i++)
+                s->backend->close(c->groups[i]);
+        free(c->groups);
+        c->groups = NULL;
+        c->n_groups = 0;
+}
+
+SystemContext *system_free(SystemContext *s) {
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < s->n_cpus; i++)
+                close_cpu_groups(s, &s->cpus[i]);
+        free(s->cpus);
+        free(s->tree);
+        free(s);
+        return NULL;
+}
+DEFINE_FREEP(SystemContext, system_free);
+
+static int switch_cpu(SystemContext *s, SystemCpu *c, bool on) {
+        for (size_t i = 0; i < c->n_groups; i++) {
+                int r = on ? s->backend->enable(c->groups[i]) : s->backend->disable(c->groups[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* The sum of the CPU's open groups, in counter order. */
+static int read_live(SystemContext *s, SystemCpu *c, AcctVector ret) {
+        memset(ret, 0, sizeof(AcctVector));
+        for (size_t i = 0; i < c->n_groups; i++) {
+                uint64_t values[MAX_COUNTERS];
+                AcctVector v;
+                int r;
+
+                r = s->backend->read(c->groups[i], values, s->encoding.n_events);
+                if (r < 0)
+                        return r;
+                program_spread_values(&s->encoding, values, v);
+                for (int k = 0; k < MAX_COUNTERS; k++)
+                        ret[k] += v[k];
+        }
+        return 0;
+}
+
+bool system_cpu_open(const SystemContext *s, unsigned cpu) {
+        return cpu < s->n_cpus && s->cpus[cpu].groups;
+}
+
+int system_cpu_online(SystemContext *s, unsigned cpu) {
+        SystemCpu *c;
+        size_t n_targets;
+        int r;
+
+        if (cpu >= s->n_cpus)
+                return -ENXIO;
+        c = &s->cpus[cpu];
+        if (c->groups)
+                return 0;
+        n_targets = s->tree ? s->n_tree : 1;
+        c->groups = calloc(n_targets, sizeof(CounterGroup *));
+        if (!c->groups)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_targets; i++) {
+                CounterTarget t = {
+                        .tid = s->tree ? s->tree[i] : -1,
+                        .cpu = (int) cpu,
+                        .inherit = s->tree != NULL,
+                };
+                r = s->backend->open(&t, s->encoding.attrs, s->encoding.n_events, &c->groups[c->n_groups]);
+                if (r == -ESRCH && s->tree)
+                        continue;               /* that thread has exited: nothing of it to count */
+                if (r < 0)
+                        goto fail;
+                c->n_groups++;
+        }
+        r = switch_cpu(s, c, s->counting);
+        if (r < 0)
+                goto fail;
+        c->counted = true;
+        return 0;
+fail:
+        close_cpu_groups(s, c);
+        return r;
+}
+
+int system_cpu_offline(SystemContext *s, unsigned cpu) {
+        SystemCpu *c;
+        AcctVector last;
+        int r;
+
+        if (cpu >= s->n_cpus)
+                return -ENXIO;
+        c = &s->cpus[cpu];
+        if (!c->groups)
+                return 0;
+        /* A counter of an offline CPU still reads the count it stopped at. */
+        r = read_live(s, c, last);
+        if (r < 0)
+                return r;
+        for (int k = 0; k < MAX_COUNTERS; k++)
+                c->kept[k] += last[k];
+        close_cpu_groups(s, c);
+        return 0;
+}
+
+int system_new(const CounterBackend *backend, const EventTable *events, const Program *program,
+               pid_t owner_pid, uid_t owner_uid, const pid_t *tree, size_t n_tree, const bool *online,
+               size_t n_cpus, SystemContext **ret) {
+        _cleanup_(system_freep) SystemContext *s = NULL;
+        int r;
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->owner_pid = owner_pid;
+        s->owner_uid = owner_uid;
+        s->program = *program;
+        s->backend = backend;
+        s->counting = program_counts_on_start(program);
+        program_encode(program, events, &s->encoding);
+        if (tree) {
+                s->tree = calloc(n_tree ? n_tree : 1, sizeof(pid_t));
+                if (!s->tree)
+                        return -ENOMEM;
+                memcpy(s->tree, tree, n_tree * sizeof(pid_t));
+                s->n_tree = n_tree;
+        }
+        s->cpus = calloc(n_cpus ? n_cpus : 1, sizeof(SystemCpu));
+        if (!s->cpus)
+                return -ENOMEM;
+        s->n_cpus = n_cpus;
+        s->events = events;
+        for (size_t cpu = 0; cpu < n_cpus; cpu++) {
+                s->cpus[cpu].system = s;
+                s->cpus[cpu].cpu = (unsigned) cpu;
+                if (!online[cpu])
+                        continue;
+                r = system_cpu_online(s, (unsigned) cpu);
+                if (r == -ENODEV)
+                        continue;               /* went offline since the caller looked */
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+static int switch_all(SystemContext *s, bool on) {
+        for (size_t i = 0; i < s->n_cpus; i++) {
+                int r = switch_cpu(s, &s->cpus[i], on);
+                if (r < 0)
+                        return r;
+        }
+        s->counting = on;
+        return 0;
+}
+
+int system_start(SystemContext *s) {
+        return switch_all(s, true);
+}
+
+int system_stop(SystemContext *s) {
+        return switch_all(s, false);
+}
+
+int system_reset(SystemContext *s) {
+        for (size_t i = 0; i < s->n_cpus; i++) {
+                SystemCpu *c = &s->cpus[i];
+                AcctVector live;
+                int r;
+
+                r = read_live(s, c, live);
+                if (r < 0)
+                        return r;
+                for (int k = 0; k < MAX_COUNTERS; k++)
+                        c->base[k] = c->kept[k] + live[k];
+        }
+        return 0;
+}
+
+int system_read_cpu(SystemContext *s, unsigned cpu, AcctVector ret) {
+        SystemCpu *c;
+        int r;
+
+        if (cpu >= s->n_cpus || !s->cpus[cpu].counted)
+                return -ENXIO;
+        c = &s->cpus[cpu];
+        r = read_live(s, c, ret);
+        if (r < 0)
+                return r;
+        for (int k = 0; k < MAX_COUNTERS; k++)
+                ret[k] += c->kept[k] - c->base[k];
+        return 0;
+}
+
+int system_read(SystemContext *s, AcctVector ret) {
+        memset(ret, 0, sizeof(AcctVector));
+        for (size_t i = 0; i < s->n_cpus; i++) {
+                AcctVector v;
+                int r;
+
+                if (!s->cpus[i].counted)
+                        continue;
+                r = system_read_cpu(s, (unsigned) i, v);
+                if (r < 0)
+                        return r;
+                for (int k = 0; k < MAX_COUNTERS; k++)
+                        ret[k] += v[k];
+        }
+        return 0;
+}
+
+Program system_get_program(const SystemContext *s) {
+        return program_with_count(&s->program, s->counting);
+}

@@ -83,8 +83,8 @@ static const struct {
         [PROGRAM_UNKNOWN_EVENT] = { PMAPI_ERROR_UNKNOWN_EVENT,
                                     "Counter %d names an event id that pm_init did not return" },
         [PROGRAM_INVALID_MODE]  = { PMAPI_ERROR_INVALID_MODE,
-                                    "The mode word has bits this scope does not take "
-                                    "(proctree, wpar_all or spare bits; process only for groups)" },
+                                    "The mode word has bits this scope does not take (proctree only "
+                                    "system-wide, process only for groups; wpar_all or spare bits)" },
         [PROGRAM_THRESHOLD]     = { PMAPI_ERROR_THRESHOLD,
                                     "No event on Linux is thresholdable; clear the threshold bits" },
         [PROGRAM_HYPERVISOR]    = { PMAPI_ERROR_HYPERVISOR,

@@ -14,9 +14,8 @@ static int system_error(sd_bus_error *error, Manager *m, int r) {
                 return sd_bus_error_set(error, PMAPI_ERROR_CONTEXT_EXISTS,
                                         "This process owns the system-wide context already; delete it first");
         case -EBUSY:
-                return sd_bus_error_setf(error, PMAPI_ERROR_SYSTEM_BUSY,
-                                         "The system-wide counters are owned by pid %d until it deletes them "
-                                         "or exits", (int) manager_system_owner(m));
+                return sd_bus_error_setf(error, PMAPI_ERROR_SYSTEM_BUSY, "owned by pid %d",
+                                         (int) manager_system_owner(m));
         case -ENOTSUP:
                 return sd_bus_error_set(error, PMAPI_ERROR_ROOT_REQUIRED,
                                         "Counting every process needs root; PM_PROCTREE counts the calling "

@@ -274,6 +274,12 @@ static void test_malformed_bus_calls_get_errors_and_daemon_keeps_serving(void **
                 { "org.pmapi.PerfMon1.Manager SetProgram iiiai 0 0 2147483647 1 2", "thresholdable" },
                 { "org.pmapi.PerfMon1.Manager GetData ii 2147483647 -2147483648", "not a live thread" },
                 { "org.pmapi.PerfMon1.Manager GetData ss a b", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager SetSystemProgram iai 2 9 1 2 3 4 5 6 7 8 9", "At most 8 events" },
+                { "org.pmapi.PerfMon1.Manager SetSystemProgram iai 16 1 2", "bits this scope" },
+                { "org.pmapi.PerfMon1.Manager SetSystemProgram s x", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager GetSystemData", "no system-wide context" },
+                { "org.pmapi.PerfMon1.Manager GetCpuData ub 4294967295 true", "no system-wide context" },
+                { "org.pmapi.PerfMon1.Manager GetCpuData s x", "Invalid" },
                 { "org.pmapi.PerfMon1.Manager NoSuchMethod", "Unknown method" },
                 { "org.pmapi.PerfMon1.Nothing Start ii 1 1", "Access denied" },       /* bus policy */
         };

@@ -25,7 +25,7 @@ static int system_error(sd_bus_error *error, Manager *m, int r) {
                                         "There is no system-wide context; set a system program first");
         case -EDQUOT:
                 return sd_bus_error_set(error, PMAPI_ERROR_LIMIT_EXCEEDED,
-                                        "The process tree has too many threads to count on every CPU");
+                                        "The process tree has too many threads to count on every CPU (a quarter of MaxContexts)");
         case -ENXIO:
                 return sd_bus_error_set(error, PMAPI_ERROR_NO_SUCH_CPU,
                                         "No such CPU, or it was not online since the system program was set");

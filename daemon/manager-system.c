@@ -9,13 +9,16 @@
 #include <sys/epoll.h>
 #include <sys/syscall.h>
 
+#include <glib.h>
+
 #include "cpu-list.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
 #include "proc-tree.h"
 
-/* A process tree this large would cost MAX_COUNTERS fds per thread per CPU. */
+/* A process-tree context costs a group of up to MAX_COUNTERS fds per thread and CPU: it may take a
+ * quarter of what pmapid's fd limit allows for contexts, and never more than this many threads. */
 #define SYSTEM_MAX_TREE_THREADS 1024
 
 void manager_delete_system(Manager *m) {
@@ -131,9 +134,15 @@ int manager_set_system_program(Manager *m, const Caller *caller, const Program *
         if (r < 0)
                 return r;
         if (proctree) {
+                size_t n_online = 0;
+
                 r = tree_threads(m, caller, &tree, &n_tree);
                 if (r < 0)
                         return r;
+                for (size_t cpu = 0; cpu < n_cpus; cpu++)
+                        n_online += online[cpu];
+                if (n_tree * n_online > MAX(m->max_contexts / 4, 1u))
+                        return -EDQUOT;
         }
         r = system_new(m->backend, m->events, program, caller->pid, caller->euid, proctree ? tree : NULL, n_tree,
                        online, n_cpus, &m->system);

@@ -19,25 +19,6 @@
 #define DESCRIPTION_MIN 20              /* a description is never cut shorter than this */
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
-char *pmlist_format_counters(uint64_t counters, char buf[static COUNTERS_TEXT_MAX]) {
-        size_t o = 0;
-
-        buf[0] = '\0';
-        for (int c = 0; c < PMLIST_COUNTERS_MAX; c++) {
-                int last = c;
-
-                if (!(counters & UINT64_C(1) << c))
-                        continue;
-                while (last + 1 < PMLIST_COUNTERS_MAX && counters & UINT64_C(1) << (last + 1))
-                        last++;
-                o += snprintf(buf + o, COUNTERS_TEXT_MAX - o, "%s%d", o > 0 ? "," : "", c);
-                if (last > c)
-                        o += snprintf(buf + o, COUNTERS_TEXT_MAX - o, "-%d", last);
-                c = last;
-        }
-        return buf;
-}
-
 /* The width to fit lines in: $COLUMNS, else the terminal's; 0 (no limit) when stdout is not a
  * terminal, so that pipes and files get whole descriptions. */
 static size_t output_width(void) {
@@ -141,7 +122,7 @@ int pmlist_show_text(const Listing *l, bool details) {
         for (size_t i = 0; i < l->n_events; i++) {
                 const pm_events_t *e = l->events[i].e;
                 _cleanup_free_ char *description = description_cell(e->description, room);
-                char counters[COUNTERS_TEXT_MAX];
+                char counters[EVENT_INDEX_COUNTERS_TEXT_MAX];
 
                 if (!description)
                         return -ENOMEM;
@@ -151,7 +132,7 @@ int pmlist_show_text(const Listing *l, bool details) {
                         text_table_add(t, "%s", e->long_name ?: "");
                 text_table_add(t, "%s", prog_text_status_name(e->status));
                 if (details)
-                        text_table_add(t, "%s", pmlist_format_counters(l->events[i].counters, counters));
+                        text_table_add(t, "%s", event_index_format_counters(l->events[i].counters, counters));
                 text_table_add(t, "%s", description);
         }
         print_header(l);
@@ -173,7 +154,7 @@ int pmlist_show_csv(const Listing *l, bool details) {
         csv_end_row(&w);
         for (size_t i = 0; i < l->n_events; i++) {
                 const pm_events_t *e = l->events[i].e;
-                char counters[COUNTERS_TEXT_MAX];
+                char counters[EVENT_INDEX_COUNTERS_TEXT_MAX];
 
                 csv_fieldf(&w, "%d", e->event_id);
                 csv_field(&w, e->short_name);
@@ -181,7 +162,7 @@ int pmlist_show_csv(const Listing *l, bool details) {
                 csv_field(&w, e->description);
                 if (details) {
                         csv_field(&w, e->long_name);
-                        csv_field(&w, pmlist_format_counters(l->events[i].counters, counters));
+                        csv_field(&w, event_index_format_counters(l->events[i].counters, counters));
                 }
                 csv_end_row(&w);
         }
@@ -206,7 +187,7 @@ int pmlist_show_json(const Listing *l) {
                 json_string(&w, "status", prog_text_status_name(e->status));
                 json_string(&w, "description", e->description);
                 json_open_array(&w, "counters");
-                for (int c = 0; c < PMLIST_COUNTERS_MAX; c++)
+                for (int c = 0; c < EVENT_INDEX_COUNTERS_MAX; c++)
                         if (l->events[i].counters & UINT64_C(1) << c)
                                 json_int(&w, NULL, c);
                 json_close_array(&w);

@@ -1,11 +1,9 @@
 /* pmlist.c: pmlist, the event catalog as pm_init() returns it, for people and scripts (like AIX's
- * pmlist and `perf list`): its options, the catalog made into one list with each event once
- * (pm_init lists every event under every counter that takes it), the selection by status, counter
- * and name, and how failures are reported. What it prints is in pmlist-show.c; the contract is
- * man/pmlist.1. */
+ * pmlist and `perf list`): its options, the selection by status (pm_init's filter), counter and
+ * name (event-index.c lists each event once, however many counters take it), and how failures are
+ * reported. What it prints is in pmlist-show.c; the contract is man/pmlist.1. */
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,15 +98,15 @@ static int parse_counter(const char *s, int *ret) {
 
         errno = 0;
         v = strtol(s, &end, 10);
-        if (*s == '\0' || *end != '\0' || errno != 0 || v < -1 || v >= PMLIST_COUNTERS_MAX)
+        if (*s == '\0' || *end != '\0' || errno != 0 || v < -1 || v >= EVENT_INDEX_COUNTERS_MAX)
                 return usage_error("invalid counter '%s': a counter number from 0, or -1 for every counter", s);
         *ret = (int) v;
         return 0;
 }
 
-/* Fills o; returns 0 to run, 1 when --help or --version was answered, -EINVAL after a usage
- * message (-ENOMEM: none). */
-static int parse_argv(int argc, char *argv[], Options *o) {
+/* Fills o, and patterns (room for argc) with the -e arguments; returns 0 to run, 1 when --help or
+ * --version was answered, -EINVAL after a usage message (-ENOMEM: none). */
+static int parse_argv(int argc, char *argv[], Options *o, char **patterns) {
         enum { ARG_CSV = 0x100 };
         static const struct option options[] = {
                 { "filter",  required_argument, NULL, 'f' },
@@ -124,11 +122,6 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 {}
         };
         int c, r;
-
-        /* -e takes at most one pattern per argument: argc bounds them. */
-        o->patterns = calloc(argc, sizeof(char *));
-        if (!o->patterns)
-                return -ENOMEM;
         /* The leading ':' makes getopt quiet, as usage_error() speaks. */
         while ((c = getopt_long(argc, argv, ":f:c:e:xdjo:hV", options, NULL)) >= 0)
                 switch (c) {
@@ -138,17 +131,17 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                                 return r;
                         break;
                 case 'c':
-                        r = parse_counter(optarg, &o->counter);
+                        r = parse_counter(optarg, &o->query.counter);
                         if (r < 0)
                                 return r;
                         break;
                 case 'e':
                         if (*optarg == '\0')
                                 return usage_error("-e needs a name to search for");
-                        o->patterns[o->n_patterns++] = optarg;
+                        patterns[o->query.n_patterns++] = optarg;
                         break;
                 case 'x':
-                        o->exact = true;
+                        o->query.exact = true;
                         break;
                 case 'd':
                         o->details = true;
@@ -179,72 +172,11 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 }
         if (optind < argc)
                 return usage_error("unexpected argument '%s' (search with -e NAME)", argv[optind]);
-        if (o->exact && o->n_patterns == 0)
+        if (o->query.exact && o->query.n_patterns == 0)
                 return usage_error("-x needs -e NAME");
         if (o->filter == 0)
                 o->filter = ALL_STATUSES;
         return 0;
-}
-
-typedef struct Entry {
-        const pm_events_t *e;
-        int counter;
-} Entry;
-
-static int compare_entries(const void *a, const void *b) {
-        const Entry *x = a, *y = b;
-
-        if (x->e->event_id != y->e->event_id)
-                return x->e->event_id < y->e->event_id ? -1 : 1;
-        return x->counter < y->counter ? -1 : x->counter > y->counter;
-}
-
-/* pm_init's lists, one per counter, as one list by increasing id with each event once. */
-static int merge_counters(const pm_info_t *info, Event **ret_events, size_t *ret_n) {
-        int n_counters = info->maxpmcs < PMLIST_COUNTERS_MAX ? info->maxpmcs : PMLIST_COUNTERS_MAX;
-        _cleanup_free_ Entry *entries = NULL;
-        Event *events;
-        size_t n_entries = 0, n = 0;
-
-        for (int c = 0; c < n_counters; c++)
-                n_entries += info->maxevents[c] > 0 ? (size_t) info->maxevents[c] : 0;
-        entries = calloc(n_entries ?: 1, sizeof(Entry));
-        events = calloc(n_entries ?: 1, sizeof(Event));
-        if (!entries || !events) {
-                free(events);
-                return -ENOMEM;
-        }
-        n_entries = 0;
-        for (int c = 0; c < n_counters; c++)
-                for (int i = 0; i < info->maxevents[c]; i++)
-                        entries[n_entries++] = (Entry) { &info->list_events[c][i], c };
-        qsort(entries, n_entries, sizeof(Entry), compare_entries);
-        for (size_t i = 0; i < n_entries; i++) {
-                if (n == 0 || events[n - 1].e->event_id != entries[i].e->event_id)
-                        events[n++] = (Event) { .e = entries[i].e };
-                events[n - 1].counters |= UINT64_C(1) << entries[i].counter;
-        }
-        *ret_events = events;
-        *ret_n = n;
-        return 0;
-}
-
-static bool name_matches(const char *name, const char *pattern, bool exact) {
-        if (!name)
-                return false;
-        return exact ? strcasecmp(name, pattern) == 0 : strcasestr(name, pattern) != NULL;
-}
-
-static bool selected(const Options *o, const Event *ev) {
-        if (o->counter >= 0 && !(ev->counters & UINT64_C(1) << o->counter))
-                return false;
-        if (o->n_patterns == 0)
-                return true;
-        for (size_t i = 0; i < o->n_patterns; i++)
-                if (name_matches(ev->e->short_name, o->patterns[i], o->exact) ||
-                    name_matches(ev->e->long_name, o->patterns[i], o->exact))
-                        return true;
-        return false;
 }
 
 /* "pmlist: no event matches 'a' or 'b'" with what else narrowed the search. */
@@ -252,11 +184,11 @@ static int no_match(const Options *o) {
         fputs("pmlist: no event", stderr);
         if (o->filter != ALL_STATUSES)
                 fputs(" of the statuses -f selects", stderr);
-        if (o->counter >= 0)
-                fprintf(stderr, " on counter %d", o->counter);
-        fprintf(stderr, " %s ", o->exact ? "is named" : "matches");
-        for (size_t i = 0; i < o->n_patterns; i++)
-                fprintf(stderr, "%s'%s'", i > 0 ? " or " : "", o->patterns[i]);
+        if (o->query.counter >= 0)
+                fprintf(stderr, " on counter %d", o->query.counter);
+        fprintf(stderr, " %s ", o->query.exact ? "is named" : "matches");
+        for (size_t i = 0; i < o->query.n_patterns; i++)
+                fprintf(stderr, "%s'%s'", i > 0 ? " or " : "", o->query.patterns[i]);
         fputc('\n', stderr);
         return EXIT_NO_MATCH;
 }
@@ -279,16 +211,15 @@ static int fail(const Options *o, const char *where, int pm_code) {
 }
 
 int main(int argc, char *argv[]) {
-        _cleanup_free_ Event *events = NULL;
-        _cleanup_free_ char **patterns = NULL;
-        Options o = { .counter = -1 };
+        _cleanup_free_ IndexedEvent *events = NULL;
+        _cleanup_free_ char **patterns = calloc(argc, sizeof(char *));  /* -e: one per argument at most */
+        Options o = { .query = { .counter = -1, .patterns = patterns } };
         pm_info_t info = {};
         size_t n_events, n = 0;
         Listing l;
         int r;
 
-        r = parse_argv(argc, argv, &o);
-        patterns = o.patterns;
+        r = patterns ? parse_argv(argc, argv, &o, patterns) : -ENOMEM;
         if (r == -ENOMEM)
                 fputs("pmlist: out of memory\n", stderr);
         if (r < 0)
@@ -299,24 +230,24 @@ int main(int argc, char *argv[]) {
         r = pm_init(o.filter, &info);
         if (r != 0)
                 return fail(&o, "pmlist: pm_init", r);
-        if (o.counter >= info.maxpmcs) {
-                usage_error("counter %d does not exist: this machine has counters 0 to %d", o.counter,
+        if (o.query.counter >= info.maxpmcs) {
+                usage_error("counter %d does not exist: this machine has counters 0 to %d", o.query.counter,
                             info.maxpmcs - 1);
                 return EXIT_USAGE;
         }
-        r = merge_counters(&info, &events, &n_events);
+        r = event_index_build(&info, &events, &n_events);
         if (r < 0)
                 return fail(&o, "pmlist", PM_ENOMEM);
         for (size_t i = 0; i < n_events; i++)
-                if (selected(&o, &events[i]))
+                if (event_index_matches(&events[i], &o.query))
                         events[n++] = events[i];
-        if (o.n_patterns > 0 && n == 0)
+        if (o.query.n_patterns > 0 && n == 0)
                 return no_match(&o);
 
         l = (Listing) {
                 .processor = info.proc_name,
                 .n_counters = info.maxpmcs,
-                .counter = o.counter,
+                .counter = o.query.counter,
                 .events = events,
                 .n_events = n,
         };

@@ -16,6 +16,22 @@
 
 #define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
 
+#define EXIT_NO_MATCH 1                 /* -e found no event */
+#define EXIT_USAGE    2                 /* the command line is wrong, or libpmapi failed */
+
+typedef enum OutputFormat {
+        OUTPUT_TEXT,
+        OUTPUT_CSV,
+        OUTPUT_JSON,
+} OutputFormat;
+
+typedef struct Options {
+        int filter;                     /* -f: PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT */
+        EventQuery query;               /* -c, -e (its patterns point into argv), -x */
+        bool details;                   /* -d: long names, counters, whole descriptions */
+        OutputFormat format;
+} Options;
+
 static void help(void) {
         printf("Usage: pmlist [-f v,u,c] [-c COUNTER] [-e NAME]... [-x] [-d] [--csv|--json|-o t|c|j]\n\n"
                "List the events pmapid offers on this machine, as pm_init(3) returns them:\n"

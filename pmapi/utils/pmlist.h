@@ -1,28 +1,11 @@
 /* pmlist.h: what pmlist's command line (pmlist.c) hands to the code that prints the catalog
- * (pmlist-show.c). */
+ * (pmlist-show.c): the events it chose and what the header line says about them. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "event-index.h"
-#include "pmapi.h"
-
-#define EXIT_NO_MATCH 1                 /* -e found no event */
-#define EXIT_USAGE    2                 /* the command line is wrong, or libpmapi failed */
-
-typedef enum OutputFormat {
-        OUTPUT_TEXT,
-        OUTPUT_CSV,
-        OUTPUT_JSON,
-} OutputFormat;
-
-typedef struct Options {
-        int filter;                     /* -f: PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT */
-        EventQuery query;               /* -c, -e (its patterns point into argv), -x */
-        bool details;                   /* -d: long names, counters, whole descriptions */
-        OutputFormat format;
-} Options;
 
 typedef struct Listing {
         const char *processor;

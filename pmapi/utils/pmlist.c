@@ -1,0 +1,285 @@
+/* pmlist.c: pmlist, the event catalog as pm_init() returns it, for people and scripts (like AIX's
+ * pmlist and `perf list`): its options, the selection by status (pm_init's filter), counter and
+ * name (event-index.c lists each event once, however many counters take it), and how failures are
+ * reported. What it prints is in pmlist-show.c; the contract is man/pmlist.1. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "json-writer.h"
+#include "macro.h"
+#include "pmlist.h"
+
+#define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
+
+#define EXIT_NO_MATCH 1                 /* -e found no event */
+#define EXIT_USAGE    2                 /* the command line is wrong, or libpmapi failed */
+
+typedef enum OutputFormat {
+        OUTPUT_TEXT,
+        OUTPUT_CSV,
+        OUTPUT_JSON,
+} OutputFormat;
+
+typedef struct Options {
+        int filter;                     /* -f: PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT */
+        EventQuery query;               /* -c, -e (its patterns point into argv), -x */
+        bool details;                   /* -d: long names, counters, whole descriptions */
+        OutputFormat format;
+} Options;
+
+static void help(void) {
+        printf("Usage: pmlist [-f v,u,c] [-c COUNTER] [-e NAME]... [-x] [-d] [--csv|--json|-o t|c|j]\n\n"
+               "List the events pmapid offers on this machine, as pm_init(3) returns them:\n"
+               "id, short name, status and description, each event once.\n\n"
+               "Options:\n"
+               "  -f --filter=LIST    Statuses to list: v (verified), u (unverified),\n"
+               "                      c (caveat), comma-separated (default: all three)\n"
+               "  -c --counter=N      Only the events counter N takes (-1: every counter)\n"
+               "  -e --search=NAME    Events whose short or long name contains NAME, in any\n"
+               "                      case; may be repeated (any of them)\n"
+               "  -x --exact          With -e: the whole short or long name, in any case\n"
+               "  -d --long           Text and CSV: add long names and counters, and do not\n"
+               "                      shorten descriptions to the terminal's width\n"
+               "     --csv            CSV (RFC 4180 quoting) with a header row\n"
+               "  -j --json           One JSON document\n"
+               "  -o --output=FORMAT  t (text, the default), c (CSV) or j (JSON)\n"
+               "  -h --help           Show this help\n"
+               "  -V --version        Show the version\n\n"
+               "Exit status: 0 success, 1 no event matches -e, 2 bad usage or a library\n"
+               "error (pmapid not running). See pmlist(1).\n");
+}
+
+static int usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *format, ...) {
+        va_list ap;
+
+        fputs("pmlist: ", stderr);
+        va_start(ap, format);
+        vfprintf(stderr, format, ap);
+        va_end(ap);
+        fputs("\nTry 'pmlist --help'.\n", stderr);
+        return -EINVAL;
+}
+
+/* "v,u,c" or the words "verified,unverified,caveat", in any case and order, or'ed into *filter. */
+static int parse_filter(const char *spec, int *filter) {
+        static const struct { const char *letter, *word; int bit; } statuses[] = {
+                { "v", "verified",   PM_VERIFIED },
+                { "u", "unverified", PM_UNVERIFIED },
+                { "c", "caveat",     PM_CAVEAT },
+        };
+        _cleanup_free_ char *copy = strdup(spec);
+        char *next = copy, *item;
+
+        if (!copy)
+                return -ENOMEM;
+        if (*spec == '\0')
+                return usage_error("-f needs a status: v, u or c");
+        while ((item = strsep(&next, ","))) {
+                size_t i;
+
+                for (i = 0; i < ELEMENTSOF(statuses); i++)
+                        if (strcasecmp(item, statuses[i].letter) == 0 || strcasecmp(item, statuses[i].word) == 0)
+                                break;
+                if (i == ELEMENTSOF(statuses))
+                        return usage_error("invalid status '%s' in -f '%s': use v (verified), u (unverified) "
+                                           "or c (caveat)", item, spec);
+                *filter |= statuses[i].bit;
+        }
+        return 0;
+}
+
+static int parse_format(const char *spec, OutputFormat *ret) {
+        if (strcasecmp(spec, "t") == 0 || strcasecmp(spec, "text") == 0)
+                *ret = OUTPUT_TEXT;
+        else if (strcasecmp(spec, "c") == 0 || strcasecmp(spec, "csv") == 0)
+                *ret = OUTPUT_CSV;
+        else if (strcasecmp(spec, "j") == 0 || strcasecmp(spec, "json") == 0)
+                *ret = OUTPUT_JSON;
+        else if (strcasecmp(spec, "x") == 0 || strcasecmp(spec, "xml") == 0)
+                return usage_error("XML output (AIX's -o x) is not supported: use -o j for JSON");
+        else
+                return usage_error("invalid output format '%s': use t (text), c (CSV) or j (JSON)", spec);
+        return 0;
+}
+
+static int parse_counter(const char *s, int *ret) {
+        char *end;
+        long v;
+
+        errno = 0;
+        v = strtol(s, &end, 10);
+        if (*s == '\0' || *end != '\0' || errno != 0 || v < -1 || v >= EVENT_INDEX_COUNTERS_MAX)
+                return usage_error("invalid counter '%s': a counter number from 0, or -1 for every counter", s);
+        *ret = (int) v;
+        return 0;
+}
+
+/* Fills o, and patterns (room for argc) with the -e arguments; returns 0 to run, 1 when --help or
+ * --version was answered, -EINVAL after a usage message (-ENOMEM: none). */
+static int parse_argv(int argc, char *argv[], Options *o, char **patterns) {
+        enum { ARG_CSV = 0x100 };
+        static const struct option options[] = {
+                { "filter",  required_argument, NULL, 'f' },
+                { "counter", required_argument, NULL, 'c' },
+                { "search",  required_argument, NULL, 'e' },
+                { "exact",   no_argument,       NULL, 'x' },
+                { "long",    no_argument,       NULL, 'd' },
+                { "csv",     no_argument,       NULL, ARG_CSV },
+                { "json",    no_argument,       NULL, 'j' },
+                { "output",  required_argument, NULL, 'o' },
+                { "help",    no_argument,       NULL, 'h' },
+                { "version", no_argument,       NULL, 'V' },
+                {}
+        };
+        int c, r;
+        /* The leading ':' makes getopt quiet, as usage_error() speaks. */
+        while ((c = getopt_long(argc, argv, ":f:c:e:xdjo:hV", options, NULL)) >= 0)
+                switch (c) {
+                case 'f':
+                        r = parse_filter(optarg, &o->filter);
+                        if (r < 0)
+                                return r;
+                        break;
+                case 'c':
+                        r = parse_counter(optarg, &o->query.counter);
+                        if (r < 0)
+                                return r;
+                        break;
+                case 'e':
+                        if (*optarg == '\0')
+                                return usage_error("-e needs a name to search for");
+                        patterns[o->query.n_patterns++] = optarg;
+                        break;
+                case 'x':
+                        o->query.exact = true;
+                        break;
+                case 'd':
+                        o->details = true;
+                        break;
+                case ARG_CSV:
+                        o->format = OUTPUT_CSV;
+                        break;
+                case 'j':
+                        o->format = OUTPUT_JSON;
+                        break;
+                case 'o':
+                        r = parse_format(optarg, &o->format);
+                        if (r < 0)
+                                return r;
+                        break;
+                case 'h':
+                        help();
+                        return 1;
+                case 'V':
+                        printf("pmlist (pmapi) %s\n", PMAPI_VERSION);
+                        return 1;
+                case ':':
+                        return usage_error("option '%s' needs an argument", argv[optind - 1]);
+                default:
+                        if (optopt)
+                                return usage_error("unknown option '-%c'", optopt);
+                        return usage_error("unknown option '%s'", argv[optind - 1]);
+                }
+        if (optind < argc)
+                return usage_error("unexpected argument '%s' (search with -e NAME)", argv[optind]);
+        if (o->query.exact && o->query.n_patterns == 0)
+                return usage_error("-x needs -e NAME");
+        if (o->filter == 0)
+                o->filter = ALL_STATUSES;
+        return 0;
+}
+
+/* "pmlist: no event matches 'a' or 'b'" with what else narrowed the search. */
+static int no_match(const Options *o) {
+        fputs("pmlist: no event", stderr);
+        if (o->filter != ALL_STATUSES)
+                fputs(" of the statuses -f selects", stderr);
+        if (o->query.counter >= 0)
+                fprintf(stderr, " on counter %d", o->query.counter);
+        fprintf(stderr, " %s ", o->query.exact ? "is named" : "matches");
+        for (size_t i = 0; i < o->query.n_patterns; i++)
+                fprintf(stderr, "%s'%s'", i > 0 ? " or " : "", o->query.patterns[i]);
+        fputc('\n', stderr);
+        return EXIT_NO_MATCH;
+}
+
+/* pm_init failed: the reason on stderr, and with --json as a document on stdout too. */
+static int fail(const Options *o, const char *where, int pm_code) {
+        pm_error((char *) where, pm_code);
+        if (o->format == OUTPUT_JSON) {
+                JsonWriter w;
+
+                json_writer_init(&w, stdout);
+                json_open_object(&w, NULL);
+                json_bool(&w, "ok", false);
+                json_int(&w, "error", pm_code);
+                json_string(&w, "message", pm_strerror(NULL, pm_code));
+                json_close_object(&w);
+                (void) json_writer_finish(&w);  /* the status says it all if this fails too */
+        }
+        return EXIT_USAGE;
+}
+
+int main(int argc, char *argv[]) {
+        _cleanup_free_ IndexedEvent *events = NULL;
+        _cleanup_free_ char **patterns = calloc(argc, sizeof(char *));  /* -e: one per argument at most */
+        Options o = { .query = { .counter = -1, .patterns = patterns } };
+        pm_info_t info = {};
+        size_t n_events, n = 0;
+        Listing l;
+        int r;
+
+        r = patterns ? parse_argv(argc, argv, &o, patterns) : -ENOMEM;
+        if (r == -ENOMEM)
+                fputs("pmlist: out of memory\n", stderr);
+        if (r < 0)
+                return EXIT_USAGE;
+        if (r > 0)
+                return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_USAGE;
+
+        r = pm_init(o.filter, &info);
+        if (r != 0)
+                return fail(&o, "pmlist: pm_init", r);
+        if (o.query.counter >= info.maxpmcs) {
+                usage_error("counter %d does not exist: this machine has counters 0 to %d", o.query.counter,
+                            info.maxpmcs - 1);
+                return EXIT_USAGE;
+        }
+        r = event_index_build(&info, &events, &n_events);
+        if (r < 0)
+                return fail(&o, "pmlist", PM_ENOMEM);
+        for (size_t i = 0; i < n_events; i++)
+                if (event_index_matches(&events[i], &o.query))
+                        events[n++] = events[i];
+        if (o.query.n_patterns > 0 && n == 0)
+                return no_match(&o);
+
+        l = (Listing) {
+                .processor = info.proc_name,
+                .n_counters = info.maxpmcs,
+                .counter = o.query.counter,
+                .events = events,
+                .n_events = n,
+        };
+        switch (o.format) {
+        case OUTPUT_CSV:
+                r = pmlist_show_csv(&l, o.details);
+                break;
+        case OUTPUT_JSON:
+                r = pmlist_show_json(&l);
+                break;
+        default:
+                r = pmlist_show_text(&l, o.details);
+        }
+        if (r < 0) {
+                fprintf(stderr, "pmlist: cannot write the output: %s\n", strerror(-r));
+                return EXIT_USAGE;
+        }
+        return EXIT_SUCCESS;
+}

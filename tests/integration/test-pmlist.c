@@ -1,0 +1,940 @@
+/* test-pmlist.c: the pmlist binary against a real pmapid: every form of its output (text, CSV
+ * read back with an RFC 4180 parser written here, JSON parsed with json-glib) must list exactly
+ * what pm_init(), called in this test, returns, each event once with the counters that take it;
+ * the status filter, the counter choice, the name search and its no-match status, the width of
+ * the text table, usage errors, a run as an unprivileged user and the message when pmapid cannot
+ * be reached. Also, without pmapid, the CSV writer's quoting, which pmcount and pmstat share, and
+ * the event index on a made-up catalog whose counters take different events (on Linux every counter
+ * takes every event, so pmlist's -c cannot show its effect on a real one). */
+#include <grp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <json-glib/json-glib.h>
+
+#include "bus-fixture.h"
+#include "csv-writer.h"
+#include "event-index.h"
+#include "pmapi.h"
+
+#define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
+
+static BusFixture fixture;
+static pm_info_t info;                  /* pm_init(ALL_STATUSES): still valid after later pm_inits */
+
+/* One run of pmlist: its exit status and what it wrote (whole, however long). */
+typedef struct Run {
+        int status;                     /* exit status; -1 if it did not exit */
+        char *out;
+        char *err;
+} Run;
+
+static void run_done(Run *run) {
+        free(run->out);
+        free(run->err);
+        *run = (Run) {};
+}
+
+static char *read_back(int fd) {
+        struct stat st;
+        char *buf;
+        ssize_t n;
+
+        assert_int_equal(fstat(fd, &st), 0);
+        buf = malloc(st.st_size + 1);
+        assert_non_null(buf);
+        n = pread(fd, buf, st.st_size, 0);
+        assert_int_equal(n, st.st_size);
+        buf[n] = '\0';
+        close(fd);
+        return buf;
+}
+
+/* Runs pmlist as uid, with env ("NAME=value" or NULL) added to its environment and the words of
+ * format (split at spaces) as its arguments. */
+static void run_pmlist_full(uid_t uid, const char *env, Run *run, const char *format, ...)
+        __attribute__((format(printf, 4, 5)));
+static void run_pmlist_full(uid_t uid, const char *env, Run *run, const char *format, ...) {
+        const char *pmlist = getenv("PMAPI_PMLIST");
+        char line[512], words[512], *argv[32], *word, *next;
+        int argc = 0, out, err, status;
+        va_list ap;
+        pid_t pid;
+
+        assert_non_null(pmlist);
+        va_start(ap, format);
+        vsnprintf(line, sizeof(line), format, ap);
+        va_end(ap);
+        argv[argc++] = (char *) pmlist;
+        memcpy(words, line, sizeof(words));
+        for (next = words; (word = strsep(&next, " ")) && argc < 31; )
+                if (*word)
+                        argv[argc++] = word;
+        argv[argc] = NULL;
+
+        out = memfd_create("pmlist-out", MFD_CLOEXEC);
+        err = memfd_create("pmlist-err", MFD_CLOEXEC);
+        assert_true(out >= 0 && err >= 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                if (dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
+                        _exit(127);
+                if (env && putenv((char *) env) < 0)
+                        _exit(127);
+                if (uid != 0 && (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
+                                 setresuid(uid, uid, uid) < 0))
+                        _exit(126);
+                execv(pmlist, argv);
+                _exit(127);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        run->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        run->out = read_back(out);
+        run->err = read_back(err);
+        if (run->status != 0)
+                printf("# pmlist %s -> %d\n# stderr: %s", line, run->status, run->err);
+}
+
+#define run_pmlist(run, ...) run_pmlist_full(0, NULL, run, __VA_ARGS__)
+
+/* Runs pmlist and expects it to succeed with nothing on stderr. */
+#define pmlist_ok(run, ...)                                     \
+        do {                                                    \
+                run_pmlist(run, __VA_ARGS__);                   \
+                assert_int_equal((run)->status, 0);             \
+                assert_string_equal((run)->err, "");            \
+        } while (0)
+
+/* What the test expects, from pm_init itself: each event once, with a mask of the counters whose
+ * list has it, by increasing id. Written apart from pmlist's own merge, as plainly as possible. */
+typedef struct Expected {
+        const pm_events_t *e;
+        unsigned counters;
+} Expected;
+
+typedef struct ExpectedList {
+        Expected *events;
+        size_t n;
+} ExpectedList;
+
+static int compare_expected(const void *a, const void *b) {
+        const Expected *x = a, *y = b;
+        return (x->e->event_id > y->e->event_id) - (x->e->event_id < y->e->event_id);
+}
+
+static ExpectedList expected_events(const pm_info_t *in) {
+        ExpectedList l = {};
+        size_t total = 0;
+
+        assert_true(in->maxpmcs > 0 && in->maxpmcs <= 32);
+        for (int c = 0; c < in->maxpmcs; c++)
+                total += in->maxevents[c];
+        l.events = calloc(total + 1, sizeof(Expected));
+        assert_non_null(l.events);
+        for (int c = 0; c < in->maxpmcs; c++)
+                for (int i = 0; i < in->maxevents[c]; i++) {
+                        const pm_events_t *e = &in->list_events[c][i];
+                        size_t j;
+
+                        for (j = 0; j < l.n && l.events[j].e->event_id != e->event_id; j++)
+                                ;
+                        if (j == l.n)
+                                l.events[l.n++] = (Expected) { .e = e };
+                        l.events[j].counters |= 1u << c;
+                }
+        qsort(l.events, l.n, sizeof(Expected), compare_expected);
+        return l;
+}
+
+static const char *status_word(int status) {
+        return status == PM_VERIFIED ? "verified" : status == PM_CAVEAT ? "caveat"
+             : status == PM_UNVERIFIED ? "unverified" : "?";
+}
+
+/* "0-7" or "0,2,4-5" for a counter mask. */
+static void counters_text(unsigned mask, char *buf, size_t size) {
+        size_t o = 0;
+
+        buf[0] = '\0';
+        for (int c = 0; c < 32; c++) {
+                int end = c;
+                if (!(mask & 1u << c))
+                        continue;
+                while (end < 31 && mask & 1u << (end + 1))
+                        end++;
+                o += snprintf(buf + o, size - o, "%s%d", o ? "," : "", c);
+                if (end > c)
+                        o += snprintf(buf + o, size - o, "-%d", end);
+                c = end;
+        }
+}
+
+static const Expected *find_expected(const ExpectedList *l, const char *short_name) {
+        for (size_t i = 0; i < l->n; i++)
+                if (strcmp(l->events[i].e->short_name, short_name) == 0)
+                        return &l->events[i];
+        return NULL;
+}
+
+/* ---- CSV as RFC 4180 reads it ---- */
+
+typedef struct CsvTable {
+        char ***rows;                   /* rows[r][f], each row NULL-terminated */
+        size_t n_rows;
+} CsvTable;
+
+/* Parses RFC 4180 text (CRLF or LF line ends); fails the test on a malformed quote. */
+static CsvTable csv_parse(const char *s) {
+        CsvTable t = {};
+        GPtrArray *row = NULL;
+        GString *field = g_string_new(NULL);
+        GPtrArray *rows = g_ptr_array_new();
+
+        while (*s) {
+                bool quoted = false;
+
+                if (!row)
+                        row = g_ptr_array_new();
+                g_string_truncate(field, 0);
+                if (*s == '"') {
+                        quoted = true;
+                        for (s++;; s++) {
+                                if (*s == '\0')
+                                        fail_msg("CSV: unterminated quoted field");
+                                if (*s == '"') {
+                                        if (s[1] != '"')
+                                                break;
+                                        s++;
+                                }
+                                g_string_append_c(field, *s);
+                        }
+                        s++;
+                }
+                while (*s && *s != ',' && *s != '\n' && *s != '\r') {
+                        if (quoted || *s == '"')
+                                fail_msg("CSV: stray character %c after or inside a field", *s);
+                        g_string_append_c(field, *s++);
+                }
+                g_ptr_array_add(row, g_strdup(field->str));
+                if (*s == ',') {
+                        s++;
+                        continue;
+                }
+                if (*s == '\r')
+                        s++;
+                if (*s == '\n')
+                        s++;
+                g_ptr_array_add(row, NULL);
+                g_ptr_array_add(rows, g_ptr_array_free(row, FALSE));
+                row = NULL;
+        }
+        assert_null(row);               /* the text ends with a line end */
+        g_string_free(field, TRUE);
+        t.n_rows = rows->len;
+        t.rows = (char ***) g_ptr_array_free(rows, FALSE);
+        return t;
+}
+
+static void csv_free(CsvTable *t) {
+        for (size_t i = 0; i < t->n_rows; i++)
+                g_strfreev(t->rows[i]);
+        g_free(t->rows);
+        *t = (CsvTable) {};
+}
+
+static void assert_csv_row(char **row, const char *const *expected, size_t n) {
+        assert_int_equal(g_strv_length(row), n);
+        for (size_t i = 0; i < n; i++)
+                assert_string_equal(row[i], expected[i]);
+}
+
+/* The CSV rows (header excluded) must be exactly the expected events, in order. */
+static void assert_csv_lists(const CsvTable *t, const ExpectedList *l, bool details) {
+        static const char *const header[] = { "id", "name", "status", "description", "long_name", "counters" };
+        size_t n_fields = details ? 6 : 4;
+
+        assert_true(t->n_rows >= 1);
+        assert_csv_row(t->rows[0], header, n_fields);
+        assert_int_equal(t->n_rows - 1, l->n);
+        for (size_t i = 0; i < l->n; i++) {
+                const pm_events_t *e = l->events[i].e;
+                char id[16], counters[128];
+                const char *fields[] = { id, e->short_name, status_word(e->status), e->description,
+                                         e->long_name, counters };
+
+                snprintf(id, sizeof(id), "%d", e->event_id);
+                counters_text(l->events[i].counters, counters, sizeof(counters));
+                assert_csv_row(t->rows[i + 1], fields, n_fields);
+        }
+}
+
+/* ---- the tests ---- */
+
+/* s with each run of spaces made one, and none at the start of a line: table cells, one space apart. */
+static char *squeeze_spaces(char *s) {
+        char *o = s;
+
+        for (const char *p = s; *p; p++)
+                if (*p != ' ' || (o > s && o[-1] != ' ' && o[-1] != '\n'))
+                        *o++ = *p;
+        *o = '\0';
+        return s;
+}
+
+/* A row of the text table: "ID  NAME  STATUS  DESCRIPTION" with columns two or more spaces apart. */
+typedef struct TextRow {
+        int id;
+        char name[256], status[32];
+        const char *description;        /* the rest of the line, into the output */
+        size_t description_length;
+} TextRow;
+
+static bool parse_text_row(const char *line, TextRow *ret) {
+        int n_read = 0;
+
+        if (sscanf(line, " %d %255s %31s%n", &ret->id, ret->name, ret->status, &n_read) != 3 || n_read == 0)
+                return false;
+        ret->description = line + n_read;
+        while (*ret->description == ' ')
+                ret->description++;
+        ret->description_length = strcspn(ret->description, "\n");
+        return true;
+}
+
+/* The table's rows, after the header line and the column titles; fails on a malformed line. */
+static size_t text_rows(const char *out, TextRow *rows, size_t max) {
+        const char *line = strchr(out, '\n');
+        size_t n = 0;
+
+        assert_non_null(line);
+        line = strchr(line + 1, '\n');          /* the column titles */
+        assert_non_null(line);
+        for (line++; *line; line = strchr(line, '\n') + 1) {
+                assert_true(n < max);
+                assert_true(parse_text_row(line, &rows[n]));
+                n++;
+        }
+        return n;
+}
+
+static void test_text_lists_every_event_once_as_pm_init_reports_it(void **state) {
+        ExpectedList l = expected_events(&info);
+        const Expected *page = find_expected(&l, "PM_PAGE_FLT");
+        size_t n_status[PM_CAVEAT + 1] = {}, n;
+        bool found = false;
+        TextRow *rows = calloc(l.n + 1, sizeof(TextRow));
+        char header[512], titles[256];
+        Run run;
+
+        (void) state;
+        assert_non_null(page);
+        for (size_t i = 0; i < l.n; i++) {
+                assert_in_range(l.events[i].e->status, PM_VERIFIED, PM_CAVEAT);
+                n_status[(int) l.events[i].e->status]++;
+        }
+        pmlist_ok(&run, "%s", "");
+        snprintf(header, sizeof(header), "Processor: %s; %d counters; %zu event%s (%zu verified, %zu caveat, "
+                 "%zu unverified)\n", info.proc_name, info.maxpmcs, l.n, l.n == 1 ? "" : "s",
+                 n_status[PM_VERIFIED], n_status[PM_CAVEAT], n_status[PM_UNVERIFIED]);
+        assert_true(strncmp(run.out, header, strlen(header)) == 0);
+        /* The titles line up with right-aligned ids: "  ID  NAME ..." when some id has 4 digits. */
+        sscanf(run.out + strlen(header), "%255[^\n]", titles);
+        assert_non_null(strstr(titles, "ID  NAME  "));
+        assert_non_null(strstr(titles, "  STATUS  "));
+        assert_true(strlen(titles) >= 11 && strcmp(titles + strlen(titles) - 11, "DESCRIPTION") == 0);
+
+        /* Not a terminal and no COLUMNS: whole descriptions, each event once, in pm_init's order. */
+        n = text_rows(run.out, rows, l.n + 1);
+        assert_int_equal(n, l.n);
+        for (size_t i = 0; i < n; i++) {
+                const pm_events_t *e = l.events[i].e;
+                assert_int_equal(rows[i].id, e->event_id);
+                assert_string_equal(rows[i].name, e->short_name);
+                assert_string_equal(rows[i].status, status_word(e->status));
+                assert_int_equal(rows[i].description_length, strlen(e->description));
+                assert_memory_equal(rows[i].description, e->description, strlen(e->description));
+        }
+        /* The page-fault event, with the id and status pm_init gives it. */
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(rows[i].name, "PM_PAGE_FLT") == 0) {
+                        printf("# PM_PAGE_FLT: id %d, %s\n", rows[i].id, rows[i].status);
+                        assert_int_equal(rows[i].id, page->e->event_id);
+                        assert_string_equal(rows[i].status, status_word(page->e->status));
+                        assert_false(found);
+                        found = true;
+                }
+        assert_true(found);
+        run_done(&run);
+        free(rows);
+        free(l.events);
+}
+
+static void assert_text_lists_only(const char *filter, int bits) {
+        pm_info_t filtered;
+        ExpectedList l;
+        TextRow *rows;
+        size_t n;
+        Run run;
+
+        assert_int_equal(pm_init(bits, &filtered), 0);
+        l = expected_events(&filtered);
+        rows = calloc(l.n + 1, sizeof(TextRow));
+        pmlist_ok(&run, "-f %s", filter);
+        n = text_rows(run.out, rows, l.n + 1);
+        printf("# pmlist -f %s: %zu events, pm_init(%d): %zu\n", filter, n, bits, l.n);
+        assert_int_equal(n, l.n);
+        for (size_t i = 0; i < n; i++) {
+                assert_int_equal(rows[i].id, l.events[i].e->event_id);
+                assert_string_equal(rows[i].status, status_word(l.events[i].e->status));
+                assert_true(bits & l.events[i].e->status);
+        }
+        run_done(&run);
+        free(rows);
+        free(l.events);
+}
+
+static void test_filter_lists_only_the_statuses_it_names(void **state) {
+        ExpectedList all = expected_events(&info);
+        size_t n_verified = 0;
+        char expect[128];
+        Run run;
+
+        (void) state;
+        for (size_t i = 0; i < all.n; i++)
+                n_verified += all.events[i].e->status == PM_VERIFIED;
+        assert_true(n_verified > 0);                    /* PM_PAGE_FLT at least */
+        assert_text_lists_only("v", PM_VERIFIED);
+        assert_text_lists_only("u", PM_UNVERIFIED);
+        assert_text_lists_only("c", PM_CAVEAT);
+        assert_text_lists_only("u,c", PM_UNVERIFIED | PM_CAVEAT);
+        assert_text_lists_only("verified,Caveat", PM_VERIFIED | PM_CAVEAT);
+        assert_text_lists_only("v,u,c", ALL_STATUSES);
+
+        /* The header counts what -f v leaves. */
+        pmlist_ok(&run, "-f v");
+        snprintf(expect, sizeof(expect), "; %zu event%s (%zu verified, 0 caveat, 0 unverified)\n", n_verified,
+                 n_verified == 1 ? "" : "s", n_verified);
+        assert_non_null(strstr(run.out, expect));
+        run_done(&run);
+        free(all.events);
+}
+
+static void test_csv_parses_to_the_rows_of_pm_init(void **state) {
+        ExpectedList l = expected_events(&info);
+        CsvTable t;
+        Run run;
+
+        (void) state;
+        pmlist_ok(&run, "--csv");
+        t = csv_parse(run.out);
+        assert_csv_lists(&t, &l, false);
+        printf("# CSV: %zu rows after the header\n", t.n_rows - 1);
+        csv_free(&t);
+        run_done(&run);
+
+        /* -o c is the same output; -d adds the long name and the counters. */
+        pmlist_ok(&run, "-o c");
+        t = csv_parse(run.out);
+        assert_csv_lists(&t, &l, false);
+        csv_free(&t);
+        run_done(&run);
+        pmlist_ok(&run, "--csv -d");
+        t = csv_parse(run.out);
+        assert_csv_lists(&t, &l, true);
+        csv_free(&t);
+        run_done(&run);
+        free(l.events);
+}
+
+/* The JSON document must describe exactly the expected events. */
+static void assert_json_lists(const char *text, const ExpectedList *l) {
+        g_autoptr(JsonParser) parser = json_parser_new();
+        g_autoptr(GError) error = NULL;
+        JsonObject *doc;
+        JsonArray *events;
+
+        if (!json_parser_load_from_data(parser, text, -1, &error))
+                fail_msg("pmlist printed no valid JSON (%s): %s", error->message, text);
+        doc = json_node_get_object(json_parser_get_root(parser));
+        assert_non_null(doc);
+        assert_string_equal(json_object_get_string_member(doc, "processor"), info.proc_name);
+        assert_int_equal(json_object_get_int_member(doc, "counters"), info.maxpmcs);
+        events = json_object_get_array_member(doc, "events");
+        assert_non_null(events);
+        assert_int_equal(json_array_get_length(events), l->n);
+        for (size_t i = 0; i < l->n; i++) {
+                JsonObject *o = json_array_get_object_element(events, i);
+                const pm_events_t *e = l->events[i].e;
+                JsonArray *counters = json_object_get_array_member(o, "counters");
+                unsigned mask = 0;
+
+                assert_int_equal(json_object_get_int_member(o, "id"), e->event_id);
+                assert_string_equal(json_object_get_string_member(o, "name"), e->short_name);
+                assert_string_equal(json_object_get_string_member(o, "long_name"), e->long_name);
+                assert_string_equal(json_object_get_string_member(o, "status"), status_word(e->status));
+                assert_string_equal(json_object_get_string_member(o, "description"), e->description);
+                assert_non_null(counters);
+                for (guint c = 0; c < json_array_get_length(counters); c++) {
+                        gint64 v = json_array_get_int_element(counters, c);
+                        assert_in_range(v, 0, info.maxpmcs - 1);
+                        assert_false(mask & 1u << v);           /* each counter once */
+                        mask |= 1u << v;
+                }
+                assert_int_equal(mask, l->events[i].counters);
+        }
+}
+
+static void test_json_parses_and_matches_pm_init(void **state) {
+        ExpectedList l = expected_events(&info);
+        Run run;
+
+        (void) state;
+        pmlist_ok(&run, "--json");
+        assert_json_lists(run.out, &l);
+        run_done(&run);
+        pmlist_ok(&run, "-o j");
+        assert_json_lists(run.out, &l);
+        run_done(&run);
+        free(l.events);
+}
+
+/* -c N: the events whose counter mask has bit N, which on Linux is every event. */
+static void test_counter_lists_the_events_that_counter_takes(void **state) {
+        int last = info.maxpmcs - 1;
+        ExpectedList l = expected_events(&info);
+        char expect[64];
+        size_t n = 0;
+        Run run;
+
+        (void) state;
+        for (size_t i = 0; i < l.n; i++)
+                if (l.events[i].counters & 1u << last)
+                        l.events[n++] = l.events[i];
+        assert_int_equal(n, (size_t) info.maxevents[last]);
+        l.n = n;
+        pmlist_ok(&run, "--json -c %d", last);
+        assert_json_lists(run.out, &l);
+        run_done(&run);
+        pmlist_ok(&run, "-c %d", last);
+        snprintf(expect, sizeof(expect), "; counter %d: %zu event", last, l.n);
+        assert_non_null(strstr(run.out, expect));
+        run_done(&run);
+        free(l.events);
+
+        /* -1 is every counter, as on AIX. */
+        l = expected_events(&info);
+        pmlist_ok(&run, "--json -c -1");
+        assert_json_lists(run.out, &l);
+        run_done(&run);
+        free(l.events);
+}
+
+/* The expected events whose short or long name contains pattern (or is it, exact), in any case. */
+static ExpectedList expected_matches(const char *pattern, bool exact) {
+        ExpectedList l = expected_events(&info);
+        size_t n = 0;
+
+        for (size_t i = 0; i < l.n; i++) {
+                const pm_events_t *e = l.events[i].e;
+                bool match = exact ? strcasecmp(e->short_name, pattern) == 0 || strcasecmp(e->long_name, pattern) == 0
+                                   : strcasestr(e->short_name, pattern) || strcasestr(e->long_name, pattern);
+                if (match)
+                        l.events[n++] = l.events[i];
+        }
+        l.n = n;
+        return l;
+}
+
+static void assert_search_finds(const char *options, const char *pattern, bool exact, size_t at_least) {
+        ExpectedList l = expected_matches(pattern, exact);
+        CsvTable t;
+        Run run;
+
+        pmlist_ok(&run, "--csv %s %s", options, pattern);
+        t = csv_parse(run.out);
+        printf("# pmlist %s %s: %zu events\n", options, pattern, t.n_rows - 1);
+        assert_true(l.n >= at_least);
+        assert_csv_lists(&t, &l, false);
+        csv_free(&t);
+        run_done(&run);
+        free(l.events);
+}
+
+static void test_search_finds_names_by_substring_in_any_case(void **state) {
+        const Expected *page;
+        ExpectedList all = expected_events(&info);
+        char expect[256];
+        CsvTable t;
+        Run run;
+
+        (void) state;
+        page = find_expected(&all, "PM_PAGE_FLT");
+        assert_non_null(page);
+        assert_search_finds("-e", "page_flt", false, 1);        /* PM_PAGE_FLT */
+        assert_search_finds("-e", "Flt", false, 3);             /* page, minor and major faults */
+        assert_search_finds("-e", "PAGE-faults", false, 1);     /* the long name, perf::PAGE-FAULTS */
+        assert_search_finds("-x -e", "pm_page_flt", true, 1);   /* exactly one, for scripts */
+        assert_search_finds("--exact --search", "PM_PAGE_FLT", true, 1);
+
+        /* Two patterns: either one. */
+        pmlist_ok(&run, "--csv -e pm_page_flt -e PM_MINOR_FLT -x");
+        t = csv_parse(run.out);
+        assert_int_equal(t.n_rows, 3);
+        assert_string_equal(t.rows[1][1], "PM_PAGE_FLT");
+        assert_string_equal(t.rows[2][1], "PM_MINOR_FLT");
+        csv_free(&t);
+        run_done(&run);
+
+        /* No match: status 1, nothing on stdout, the reason on stderr. */
+        run_pmlist(&run, "-e no_such_event_anywhere");
+        assert_int_equal(run.status, 1);
+        assert_string_equal(run.out, "");
+        assert_string_equal(run.err, "pmlist: no event matches 'no_such_event_anywhere'\n");
+        run_done(&run);
+        run_pmlist(&run, "--json -x -e PM_PAGE");              /* a prefix is no exact name */
+        assert_int_equal(run.status, 1);
+        assert_string_equal(run.out, "");
+        assert_string_equal(run.err, "pmlist: no event is named 'PM_PAGE'\n");
+        run_done(&run);
+        /* The page-fault event exists, but not with a status the filter selects. */
+        run_pmlist(&run, "-f %s -e PM_PAGE_FLT", page->e->status == PM_VERIFIED ? "u,c" : "v");
+        assert_int_equal(run.status, 1);
+        snprintf(expect, sizeof(expect), "pmlist: no event of the statuses -f selects matches 'PM_PAGE_FLT'\n");
+        assert_string_equal(run.err, expect);
+        run_done(&run);
+        free(all.events);
+}
+
+/* With COLUMNS set, descriptions are cut so that rows fit; -d keeps them whole. */
+static void test_text_fits_descriptions_to_the_width(void **state) {
+        ExpectedList l = expected_events(&info);
+        size_t w_id = 2, w_name = 4, w_status = 6, room = 30, width, n, n_cut = 0;
+        TextRow *rows = calloc(l.n + 1, sizeof(TextRow));
+        static char env[32];
+        Run run;
+
+        (void) state;
+        for (size_t i = 0; i < l.n; i++) {
+                char id[16];
+                const pm_events_t *e = l.events[i].e;
+                w_id = MAX(w_id, (size_t) snprintf(id, sizeof(id), "%d", e->event_id));
+                w_name = MAX(w_name, strlen(e->short_name));
+                w_status = MAX(w_status, strlen(status_word(e->status)));
+        }
+        width = w_id + w_name + w_status + 6 + room;
+        snprintf(env, sizeof(env), "COLUMNS=%zu", width);
+        run_pmlist_full(0, env, &run, "%s", "");
+        assert_int_equal(run.status, 0);
+        n = text_rows(run.out, rows, l.n + 1);
+        assert_int_equal(n, l.n);
+        for (size_t i = 0; i < n; i++) {
+                const char *d = l.events[i].e->description;
+                const char *line_end = rows[i].description + rows[i].description_length;
+                const char *line = rows[i].description;
+
+                while (line > run.out && line[-1] != '\n')
+                        line--;
+                assert_true((size_t) (line_end - line) <= width);
+                if (strlen(d) <= room) {
+                        assert_int_equal(rows[i].description_length, strlen(d));
+                        assert_memory_equal(rows[i].description, d, strlen(d));
+                } else {
+                        /* room - 3 bytes of it (fewer at a UTF-8 boundary), then "...". */
+                        assert_in_range(rows[i].description_length, room - 6, room);
+                        assert_memory_equal(line_end - 3, "...", 3);
+                        assert_memory_equal(rows[i].description, d, rows[i].description_length - 3);
+                        n_cut++;
+                }
+        }
+        printf("# COLUMNS=%zu: %zu of %zu descriptions cut\n", width, n_cut, n);
+        assert_true(n_cut > 0);         /* PM_PAGE_FLT's description is longer than 30 bytes */
+        run_done(&run);
+
+        /* -d: whole descriptions, with the long names and counters. */
+        run_pmlist_full(0, env, &run, "-d -x -e PM_PAGE_FLT");
+        assert_int_equal(run.status, 0);
+        {
+                const Expected *page = find_expected(&l, "PM_PAGE_FLT");
+                char counters[128], expect[1024];
+                counters_text(page->counters, counters, sizeof(counters));
+                snprintf(expect, sizeof(expect), "ID NAME LONG_NAME STATUS COUNTERS DESCRIPTION\n%d %s %s %s %s %s\n",
+                         page->e->event_id, page->e->short_name, page->e->long_name,
+                         status_word(page->e->status), counters, page->e->description);
+                assert_string_equal(squeeze_spaces(strchr(run.out, '\n') + 1), squeeze_spaces(expect));
+        }
+        run_done(&run);
+        free(rows);
+        free(l.events);
+}
+
+static void test_bad_usage_exits_2_with_a_message(void **state) {
+        static const char *const bad[] = {
+                "-f x", "-f", "-f v,", "-f v,x", "-o x", "-o yaml", "-c abc", "-c 1x", "-c -2", "-x",
+                "--bogus", "-q", "extra", "-e", "-c 64",
+        };
+        char expect[128];
+        Run run;
+
+        (void) state;
+        run_pmlist(&run, "-f x");
+        assert_int_equal(run.status, 2);
+        assert_string_equal(run.out, "");
+        assert_true(strncmp(run.err, "pmlist: invalid status 'x' in -f 'x'", 36) == 0);
+        run_done(&run);
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                run_pmlist(&run, "%s", bad[i]);
+                assert_int_equal(run.status, 2);
+                assert_string_equal(run.out, "");
+                assert_true(strncmp(run.err, "pmlist: ", 8) == 0);
+                assert_non_null(strstr(run.err, "\nTry 'pmlist --help'.\n"));
+                run_done(&run);
+        }
+        /* A counter the machine does not have: known only after pm_init. */
+        run_pmlist(&run, "--json -c %d", info.maxpmcs);
+        assert_int_equal(run.status, 2);
+        assert_string_equal(run.out, "");
+        snprintf(expect, sizeof(expect), "pmlist: counter %d does not exist: this machine has counters 0 to %d\n",
+                 info.maxpmcs, info.maxpmcs - 1);
+        assert_true(strncmp(run.err, expect, strlen(expect)) == 0);
+        run_done(&run);
+
+        pmlist_ok(&run, "--help");
+        assert_true(strncmp(run.out, "Usage: pmlist", 13) == 0);
+        run_done(&run);
+        pmlist_ok(&run, "-V");
+        assert_string_equal(run.out, "pmlist (pmapi) " PMAPI_VERSION "\n");
+        run_done(&run);
+}
+
+static void test_unprivileged_user_lists_the_same_catalog(void **state) {
+        ExpectedList l = expected_events(&info);
+        CsvTable t;
+        Run run;
+
+        (void) state;
+        run_pmlist_full(65534, NULL, &run, "--csv -d");
+        assert_int_equal(run.status, 0);
+        t = csv_parse(run.out);
+        assert_csv_lists(&t, &l, true);
+        csv_free(&t);
+        run_done(&run);
+        free(l.events);
+}
+
+static void test_no_daemon_says_so_and_exits_2(void **state) {
+        static char env[400];
+        char expect[256];
+        Run run;
+
+        (void) state;
+        snprintf(env, sizeof(env), "DBUS_SYSTEM_BUS_ADDRESS=unix:path=%s/no-such-socket", fixture.dir);
+        run_pmlist_full(0, env, &run, "%s", "");
+        assert_int_equal(run.status, 2);
+        assert_string_equal(run.out, "");
+        snprintf(expect, sizeof(expect), "pmlist: pm_init: %s\n", pm_strerror(NULL, PM_ENODAEMON));
+        assert_string_equal(run.err, expect);
+        run_done(&run);
+
+        /* With --json, the error is also a document on stdout. */
+        run_pmlist_full(0, env, &run, "--json");
+        assert_int_equal(run.status, 2);
+        {
+                g_autoptr(JsonParser) parser = json_parser_new();
+                JsonObject *doc;
+                assert_true(json_parser_load_from_data(parser, run.out, -1, NULL));
+                doc = json_node_get_object(json_parser_get_root(parser));
+                assert_false(json_object_get_boolean_member(doc, "ok"));
+                assert_int_equal(json_object_get_int_member(doc, "error"), PM_ENODAEMON);
+                assert_string_equal(json_object_get_string_member(doc, "message"), pm_strerror(NULL, PM_ENODAEMON));
+        }
+        run_done(&run);
+}
+
+/* csv-writer.c alone: what it writes, and that the parser above reads back every field. */
+static void test_csv_writer_quotes_as_rfc_4180_asks(void **state) {
+        static const struct { const char *in, *raw; } cases[] = {
+                { "plain", "plain" },
+                { "", "" },
+                { "a,b", "\"a,b\"" },
+                { "say \"hi\"", "\"say \"\"hi\"\"\"" },
+                { "\"", "\"\"\"\"" },
+                { "two\nlines", "\"two\nlines\"" },
+                { "cr\rhere", "\"cr\rhere\"" },
+                { " spaced ", " spaced " },
+                { "caf\xc3\xa9", "caf\xc3\xa9" },
+        };
+        CsvWriter w;
+        CsvTable t;
+        size_t size;
+        char *raw;
+        FILE *f;
+
+        (void) state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                f = open_memstream(&raw, &size);
+                assert_non_null(f);
+                csv_write_field(f, cases[i].in);
+                assert_int_equal(fclose(f), 0);
+                assert_string_equal(raw, cases[i].raw);
+                free(raw);
+        }
+
+        /* Rows: commas between fields, a LF after each, NULL as an empty field. */
+        f = open_memstream(&raw, &size);
+        csv_writer_init(&w, f);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                csv_field(&w, cases[i].in);
+        csv_end_row(&w);
+        csv_fieldf(&w, "%d", -42);
+        csv_field(&w, NULL);
+        csv_fieldf(&w, "%s,%s", "x", "y");
+        csv_end_row(&w);
+        assert_int_equal(csv_writer_finish(&w), 0);
+        fclose(f);
+        assert_true(g_str_has_suffix(raw, "\n-42,,\"x,y\"\n"));
+        t = csv_parse(raw);
+        assert_int_equal(t.n_rows, 2);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                /* A lone CR inside a quoted field is data; the parser keeps it. */
+                assert_string_equal(t.rows[0][i], cases[i].in);
+        }
+        assert_int_equal(g_strv_length(t.rows[0]), sizeof(cases) / sizeof(cases[0]));
+        assert_int_equal(g_strv_length(t.rows[1]), 3);
+        assert_string_equal(t.rows[1][0], "-42");
+        assert_string_equal(t.rows[1][1], "");
+        assert_string_equal(t.rows[1][2], "x,y");
+        csv_free(&t);
+        free(raw);
+
+        /* A write that fails is reported by finish. */
+        f = fopen("/dev/full", "we");
+        assert_non_null(f);
+        csv_writer_init(&w, f);
+        for (int i = 0; i < 10000; i++)
+                csv_field(&w, "filling the buffer");
+        csv_end_row(&w);
+        assert_int_equal(csv_writer_finish(&w), -ENOSPC);
+        fclose(f);
+}
+
+/* Which ids of ev[0..n) the query selects, as "1,2,5". */
+static const char *selected_ids(const IndexedEvent *ev, size_t n, const EventQuery *q) {
+        static char buf[64];
+        size_t o = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < n; i++)
+                if (event_index_matches(&ev[i], q))
+                        o += snprintf(buf + o, sizeof(buf) - o, "%s%d", o ? "," : "", ev[i].e->event_id);
+        return buf;
+}
+
+static void test_event_index_lists_each_event_once_with_its_counters(void **state) {
+        static pm_events_t c0[] = {
+                { 1, PM_VERIFIED, 'n', "PM_A", "pmu::ALPHA", "a" },
+                { 2, PM_CAVEAT, 'n', "PM_B", "pmu::BETA", "b" },
+                { 5, PM_UNVERIFIED, 'n', "PM_E", "pmu::EPSILON", "e" },
+        };
+        static pm_events_t c1[] = {
+                { 2, PM_CAVEAT, 'n', "PM_B", "pmu::BETA", "b" },
+                { 3, PM_VERIFIED, 'n', "PM_C", "pmu::GAMMA", "c" },
+        };
+        static pm_events_t c2[] = {                     /* out of order: the index sorts */
+                { 5, PM_UNVERIFIED, 'n', "PM_E", "pmu::EPSILON", "e" },
+                { 1, PM_VERIFIED, 'n', "PM_A", "pmu::ALPHA", "a" },
+        };
+        static const struct { const char *pattern; int counter; bool exact; const char *ids; } queries[] = {
+                { NULL, -1, false, "1,2,3,5" },
+                { NULL, 0, false, "1,2,5" },
+                { NULL, 1, false, "2,3" },
+                { NULL, 2, false, "1,5" },
+                { NULL, 3, false, "" },                 /* a counter that takes nothing */
+                { "beta", -1, false, "2" },             /* the long name, in any case */
+                { "PM_", -1, false, "1,2,3,5" },
+                { "pm_b", -1, true, "2" },
+                { "PMU::Gamma", -1, true, "3" },
+                { "gamma", -1, true, "" },              /* a part is no whole name */
+                { "gamma", 0, false, "" },              /* counter 0 does not take it */
+                { "psilo", 2, false, "5" },
+        };
+        pm_events_t *lists[] = { c0, c1, c2, NULL };
+        int maxevents[] = { 3, 2, 2, 0 };
+        pm_info_t in = { .maxpmcs = 4, .maxevents = maxevents, .list_events = lists };
+        static const int ids[] = { 1, 2, 3, 5 };
+        static const uint64_t masks[] = { 0x5, 0x3, 0x2, 0x5 };
+        static const char *const masks_text[] = { "0,2", "0-1", "1", "0,2" };
+        char text[EVENT_INDEX_COUNTERS_TEXT_MAX];
+        IndexedEvent *ev = NULL;
+        size_t n = 0;
+
+        (void) state;
+        assert_int_equal(event_index_build(&in, &ev, &n), 0);
+        assert_int_equal(n, 4);
+        for (size_t i = 0; i < n; i++) {
+                assert_int_equal(ev[i].e->event_id, ids[i]);
+                assert_int_equal(ev[i].counters, masks[i]);
+                assert_string_equal(event_index_format_counters(ev[i].counters, text), masks_text[i]);
+        }
+        assert_ptr_equal(ev[0].e, &c0[0]);              /* the first counter's entry */
+        assert_ptr_equal(ev[2].e, &c1[1]);
+        for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+                char *patterns[] = { (char *) queries[i].pattern };
+                EventQuery q = { .counter = queries[i].counter, .patterns = patterns,
+                                 .n_patterns = queries[i].pattern ? 1 : 0, .exact = queries[i].exact };
+                assert_string_equal(selected_ids(ev, n, &q), queries[i].ids);
+        }
+        {
+                char *patterns[] = { (char *) "zzz", (char *) "ALPHA" };       /* any of them */
+                EventQuery q = { .counter = -1, .patterns = patterns, .n_patterns = 2 };
+                assert_string_equal(selected_ids(ev, n, &q), "1");
+        }
+        assert_string_equal(event_index_format_counters(0xff, text), "0-7");
+        assert_string_equal(event_index_format_counters(0x6d, text), "0,2-3,5-6");
+        assert_string_equal(event_index_format_counters(UINT64_C(1) << 63 | 1, text), "0,63");
+        assert_string_equal(event_index_format_counters(0, text), "");
+        free(ev);
+}
+
+static int setup(void **state) {
+        static const char *const shared[] = { "PMAPI_PMLIST", NULL };
+        int r;
+
+        (void) state;
+        r = bus_fixture_start(&fixture, NULL);
+        if (r == 0)
+                r = bus_fixture_share_programs(&fixture, shared);
+        return r == 0 ? pm_init(ALL_STATUSES, &info) : r;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        return bus_fixture_stop(&fixture);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_text_lists_every_event_once_as_pm_init_reports_it),
+                cmocka_unit_test(test_filter_lists_only_the_statuses_it_names),
+                cmocka_unit_test(test_csv_parses_to_the_rows_of_pm_init),
+                cmocka_unit_test(test_json_parses_and_matches_pm_init),
+                cmocka_unit_test(test_counter_lists_the_events_that_counter_takes),
+                cmocka_unit_test(test_search_finds_names_by_substring_in_any_case),
+                cmocka_unit_test(test_text_fits_descriptions_to_the_width),
+                cmocka_unit_test(test_bad_usage_exits_2_with_a_message),
+                cmocka_unit_test(test_unprivileged_user_lists_the_same_catalog),
+                cmocka_unit_test(test_no_daemon_says_so_and_exits_2),
+                cmocka_unit_test(test_csv_writer_quotes_as_rfc_4180_asks),
+                cmocka_unit_test(test_event_index_lists_each_event_once_with_its_counters),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -20,7 +20,7 @@ export DBUS_SYSTEM_BUS_ADDRESS="$address"
 bin="$dir/bin"
 mkdir -p "$bin"
 cp build/samples/s1-single-thread build/samples/s4-thread-group build/pmapi/utils/pmctl \
-        build/pmapi/libpmapi.so.1 "$bin/"
+        build/pmapi/utils/pmlist build/pmapi/libpmapi.so.1 "$bin/"
 chmod 755 "$dir" "$bin"
 export LD_LIBRARY_PATH="$bin"
 pmctl="$bin/pmctl"
@@ -30,6 +30,10 @@ as_user() {     # as_user UID COMMAND...: a process of that user on the private 
         setpriv --reuid="$uid" --regid="$uid" --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$address" \
                 LD_LIBRARY_PATH="$LD_LIBRARY_PATH" HOME="$dir" "$@"
 }
+
+echo "== pmlist: the event catalog as pm_init sees it"
+COLUMNS=110 "$bin/pmlist"
+echo
 
 echo "== S1 as root"
 "$bin/s1-single-thread" --pages 20000 --sleeps 50

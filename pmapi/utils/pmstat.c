@@ -287,7 +287,8 @@ static int take_sample(Run *run, Sample *now) {
         return r;
 }
 
-/* The intervals, until COUNT of them, a signal, or COMMAND's end; returns 0 or a PM_E* code. */
+/* The intervals, until COUNT of them, a signal, or COMMAND's end. Returns 0, a PM_E* code from
+ * libpmapi or a negative errno, having said why on stderr. */
 static int run_intervals(Run *run, const sigset_t *waiting_mask, int n_cpus) {
         _cleanup_(sample_freep) Sample *before = NULL, *now = NULL;
         unsigned long long interval_ns = run->o->interval_ms * 1000000ULL;
@@ -295,8 +296,10 @@ static int run_intervals(Run *run, const sigset_t *waiting_mask, int n_cpus) {
         unsigned index = 0;
         int r;
 
-        if (sample_new(n_cpus, &before) < 0 || sample_new(n_cpus, &now) < 0)
-                return PM_ENOMEM;
+        if (sample_new(n_cpus, &before) < 0 || sample_new(n_cpus, &now) < 0) {
+                fprintf(stderr, "pmstat: out of memory\n");
+                return -ENOMEM;
+        }
         for (;;) {
                 struct pollfd pfd = { .fd = run->pidfd, .events = POLLIN };
                 unsigned long long elapsed = now_ns() - run->start_ns;
@@ -308,8 +311,9 @@ static int run_intervals(Run *run, const sigset_t *waiting_mask, int n_cpus) {
 
                 r = ppoll(&pfd, run->pidfd >= 0 ? 1 : 0, &timeout, waiting_mask);
                 if (r < 0 && errno != EINTR) {
+                        r = -errno;
                         perror("pmstat: ppoll");
-                        return PM_ENOMEM;       /* cannot happen with these arguments */
+                        return r;
                 }
                 if (r < 0) {
                         int sig = last_signal;
@@ -328,8 +332,9 @@ static int run_intervals(Run *run, const sigset_t *waiting_mask, int n_cpus) {
                         siginfo_t info = {};
 
                         if (waitid(P_PIDFD, (id_t) run->pidfd, &info, WEXITED) < 0) {
+                                r = -errno;
                                 perror("pmstat: waitid");
-                                return PM_ENOMEM;
+                                return r;
                         }
                         run->end.exit_status = info.si_code == CLD_EXITED ? info.si_status : -1;
                         run->end.signal = info.si_code == CLD_EXITED ? 0 : info.si_status;
@@ -371,7 +376,7 @@ static int set_program(const Options *o, pm_prog_t *prog) {
                 fprintf(stderr, "pmstat: only root may count every process; to count a command and what "
                                 "it starts, run: pmstat --proctree [OPTIONS] -- COMMAND\n");
         else if (r == PM_EKERNELMODE)
-                fprintf(stderr, "pmstat: -u counts user mode only, which needs no privilege\n");
+                fprintf(stderr, "pmstat: add -u to count user mode only, which needs no privilege\n");
         return r;
 }
 
@@ -467,7 +472,7 @@ int main(int argc, char *argv[]) {
 
                 (void) waitid(P_PIDFD, (id_t) pidfd, &info_child, WEXITED);
         }
-        written = report_finish(report, r != 0 ? pm_strerror(NULL, r) : NULL);
+        written = report_finish(report, r > 0 ? pm_strerror(NULL, r) : r < 0 ? strerror(-r) : NULL);
         if (written < 0)
                 fprintf(stderr, "pmstat: cannot write the report: %s\n", strerror(-written));
         if (r != 0 || written < 0)

@@ -24,6 +24,7 @@
 #include <json-glib/json-glib.h>
 
 #include "bus-fixture.h"
+#include "csv-read.h"
 #include "pmapi.h"
 #include "workload.h"
 
@@ -242,58 +243,6 @@ static void test_root_json_shows_a_pinned_workload_on_its_cpu(void **state) {
         assert_true(separated);
 }
 
-/* A small RFC 4180 reader: quoted fields, doubled quotes, CRLF or LF. Returns the rows, each a
- * NULL-terminated array of fields (g_strfreev), as a NULL-terminated array. */
-static char ***parse_csv(const char *text) {
-        GPtrArray *rows = g_ptr_array_new(), *row = g_ptr_array_new();
-        GString *field = g_string_new(NULL);
-        bool quoted = false, any = false;
-
-        for (const char *p = text; *p; p++) {
-                if (quoted) {
-                        if (*p == '"' && p[1] == '"')
-                                g_string_append_c(field, *p++);
-                        else if (*p == '"')
-                                quoted = false;
-                        else
-                                g_string_append_c(field, *p);
-                } else if (*p == '"') {
-                        if (field->len != 0)
-                                fail_msg("CSV: a quote inside an unquoted field: %s", p);
-                        quoted = any = true;
-                } else if (*p == ',') {
-                        g_ptr_array_add(row, g_string_free(field, FALSE));
-                        field = g_string_new(NULL);
-                        any = true;
-                } else if (*p == '\n' || (*p == '\r' && p[1] == '\n')) {
-                        p += *p == '\r';
-                        g_ptr_array_add(row, g_string_free(field, FALSE));
-                        g_ptr_array_add(row, NULL);
-                        g_ptr_array_add(rows, g_ptr_array_free(row, FALSE));
-                        row = g_ptr_array_new();
-                        field = g_string_new(NULL);
-                        any = false;
-                } else {
-                        g_string_append_c(field, *p);
-                        any = true;
-                }
-        }
-        if (quoted)
-                fail_msg("CSV: an unterminated quoted field");
-        if (any || field->len)
-                fail_msg("CSV: the last row has no line end");
-        g_string_free(field, TRUE);
-        g_ptr_array_free(row, TRUE);
-        g_ptr_array_add(rows, NULL);
-        return (char ***) g_ptr_array_free(rows, FALSE);
-}
-
-static void free_csv(char ***rows) {
-        for (char ***r = rows; *r; r++)
-                g_strfreev(*r);
-        g_free(rows);
-}
-
 /* A process that is not pmstat's descendant, touching fresh pages in batches until it is told to
  * stop; it reports how many it touched. */
 static pid_t start_outsider(int *stop_fd, int *count_fd) {
@@ -358,7 +307,7 @@ static void test_proctree_as_nobody_counts_only_the_tree(void **state) {
         assert_int_equal(run.status, 0);
         assert_string_equal(run.out, "");
 
-        rows = parse_csv(run.err);
+        rows = csv_read(run.err);
         assert_non_null(rows[0]);
         assert_int_equal(g_strv_length(rows[0]), 5);
         assert_string_equal(rows[0][0], "block");
@@ -389,7 +338,7 @@ static void test_proctree_as_nobody_counts_only_the_tree(void **state) {
                                 run_cpu = v;
                 }
         }
-        free_csv(rows);
+        csv_read_free(rows);
         printf("# proctree (nobody): %lld page faults for %d pages in the tree (%lld on CPU %d), while %ld "
                "were touched outside it\n", run_total, TREE_PAGES, run_cpu, n, outside);
         assert_true(outside >= 1000);
@@ -663,6 +612,20 @@ static void test_bad_usage_exits_2(void **state) {
         assert_string_equal(run.out, "pmstat (pmapi) " PMAPI_VERSION "\n");
 }
 
+/* The test's CSV reader itself: quotes, doubled quotes, commas and line ends inside them, CRLF. */
+static void test_csv_reader_reads_rfc_4180(void **state) {
+        char ***rows = csv_read("a,\"b,\"\"c\"\"\r\nd\",\r\n,\n");
+
+        (void) state;
+        assert_int_equal(g_strv_length(rows[0]), 3);
+        assert_string_equal(rows[0][0], "a");
+        assert_string_equal(rows[0][1], "b,\"c\"\r\nd");
+        assert_string_equal(rows[0][2], "");
+        assert_int_equal(g_strv_length(rows[1]), 2);
+        assert_null(rows[2]);
+        csv_read_free(rows);
+}
+
 static int setup(void **state) {
         static const char *const shared[] = { "PMAPI_PMSTAT", "PMAPI_TOUCH_PAGES", NULL };
         int r;
@@ -688,6 +651,7 @@ int main(void) {
                 cmocka_unit_test(test_busy_counters_name_their_owner),
                 cmocka_unit_test(test_proctree_passes_the_exit_status_on),
                 cmocka_unit_test(test_bad_usage_exits_2),
+                cmocka_unit_test(test_csv_reader_reads_rfc_4180),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

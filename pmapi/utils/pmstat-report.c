@@ -4,7 +4,9 @@
  * widths only grow, so that a column stays put from one interval to the next, and each event's
  * status from pm_init (verified, caveat, unverified) under its name. CSV (RFC 4180) has one row per
  * (block, CPU); JSON is one document, written as the run goes, that parses once pmstat has
- * finished, interrupted or not. The shapes are described in man/pmstat.1. */
+ * finished, interrupted or not. The shapes are described in man/pmstat.1. The text is aligned here
+ * rather than with a TextTable, whose widths are those of one table: a block's columns must keep
+ * the widths of the blocks before it. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@ struct Report {
 
 int report_new(const Options *o, FILE *f, const Event *events, size_t n_events, Report **ret) {
         _cleanup_(report_freep) Report *r = NULL;
+
         r = calloc(1, sizeof(Report));
         if (!r)
                 return -ENOMEM;

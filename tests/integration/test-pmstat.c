@@ -3,8 +3,9 @@
  * interval's total is the sum of its CPU rows; the text report's columns, statuses and thousands
  * separators; an interrupted endless run still ends its JSON and exits 0. As nobody, --proctree
  * counts exactly the command's tree (CSV, read with the RFC 4180 parser below) and not a process
- * that touches pages beside it. Refusals (no root, counters owned by another process) name their
- * reason; --proctree passes the command's exit status on; usage errors. */
+ * that touches pages beside it, and its intervals hold each its own share of the run. Refusals
+ * (no root, counters owned by another process) name their reason; --proctree passes the
+ * command's exit status on; usage errors; the CSV reader itself. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>

@@ -2,7 +2,7 @@
  * interval (JSON, parsed with json-glib) show a workload pinned with taskset on its CPU, and each
  * interval's total is the sum of its CPU rows; the text report's columns, statuses and thousands
  * separators; an interrupted endless run still ends its JSON and exits 0. As nobody, --proctree
- * counts exactly the command's tree (CSV, read with the RFC 4180 parser below) and not a process
+ * counts exactly the command's tree (CSV, read with csv-read.c) and not a process
  * that touches pages beside it, and its intervals hold each its own share of the run. Refusals
  * (no root, counters owned by another process) name their reason; --proctree passes the
  * command's exit status on; usage errors; the CSV reader itself. */

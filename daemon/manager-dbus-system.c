@@ -26,11 +26,25 @@ static int system_error(sd_bus_error *error, Manager *m, int r) {
         case -EDQUOT:
                 return sd_bus_error_set(error, PMAPI_ERROR_LIMIT_EXCEEDED,
                                         "The process tree has too many threads to count on every CPU (a quarter of MaxContexts)");
+        case -EACCES:
+                return sd_bus_error_set(error, PMAPI_ERROR_KERNEL_MODE_DENIED,
+                                        "Kernel-mode counting of these events refused: kernel.perf_event_paranoid "
+                                        "> 1 allows this caller user mode only; drop PM_KERNEL or run as root");
+        case -EPERM:
+                return sd_bus_error_set(error, PMAPI_ERROR_ACCESS_DENIED,
+                                        "kernel.perf_event_paranoid forbids unprivileged perf; run as root");
+        case -ENODEV:
+                return sd_bus_error_set(error, PMAPI_ERROR_OPEN_FAILED,
+                                        "The kernel refused to open these counters on the CPUs; try fewer or "
+                                        "other events");
+        case -ENFILE:
+                return sd_bus_error_set(error, PMAPI_ERROR_LIMIT_EXCEEDED,
+                                        "pmapid is out of file descriptors for the system-wide counters");
         case -ENXIO:
                 return sd_bus_error_set(error, PMAPI_ERROR_NO_SUCH_CPU,
                                         "No such CPU, or it was not online since the system program was set");
         default:
-                return bus_error_thread(error, r, (pid_t) 0, (pid_t) 0);
+                return sd_bus_error_set_errnof(error, r, "System-wide context: %m");
         }
 }
 

@@ -1,0 +1,367 @@
+/* pmstat-report.c: what pmstat prints, in one of three forms. Each block (an interval, or with
+ * --proctree the whole run) has one row per CPU that was counted and a total row, the sum of the
+ * CPU rows. Text is for people: counts with thousands separators in right-aligned columns whose
+ * widths only grow, so that a column stays put from one interval to the next, and each event's
+ * status from pm_init (verified, caveat, unverified) under its name. CSV (RFC 4180) has one row per
+ * (block, CPU); JSON is one document, written as the run goes, that parses once pmstat has
+ * finished, interrupted or not. The shapes are described in man/pmstat.1. The text is aligned here
+ * rather than with a TextTable, whose widths are those of one table: a block's columns must keep
+ * the widths of the blocks before it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv-writer.h"
+#include "json-writer.h"
+#include "macro.h"
+#include "pmstat.h"
+#include "prog-text.h"
+#include "text-table.h"
+
+struct Report {
+        Options options;
+        FILE *f;
+        Event *events;
+        size_t n_events;
+        size_t *width;                  /* text: [1 + n_events], the CPU column then each event's */
+        JsonWriter json;
+        bool json_in_intervals;         /* the "intervals" array is open */
+        CsvWriter csv;
+};
+
+int report_new(const Options *o, FILE *f, const Event *events, size_t n_events, Report **ret) {
+        _cleanup_(report_freep) Report *r = NULL;
+
+        r = calloc(1, sizeof(Report));
+        if (!r)
+                return -ENOMEM;
+        r->options = *o;
+        r->f = f;
+        r->n_events = n_events;
+        r->events = calloc(n_events ? n_events : 1, sizeof(Event));
+        r->width = calloc(1 + n_events, sizeof(size_t));
+        if (!r->events || !r->width)
+                return -ENOMEM;
+        memcpy(r->events, events, n_events * sizeof(Event));
+        r->width[0] = strlen("total");
+        for (size_t k = 0; k < n_events; k++) {
+                size_t name = strlen(events[k].desc->short_name);
+                size_t status = strlen(prog_text_status_name(events[k].desc->status));
+                r->width[1 + k] = name > status ? name : status;
+        }
+        json_writer_init(&r->json, f);
+        csv_writer_init(&r->csv, f);
+        *ret = TAKE_PTR(r);
+        return 0;
+}
+
+Report *report_free(Report *r) {
+        if (!r)
+                return NULL;
+        free(r->events);
+        free(r->width);
+        free(r);
+        return NULL;
+}
+
+static const char *mode_words(int mode) {
+        if ((mode & (PM_USER | PM_KERNEL)) == (PM_USER | PM_KERNEL))
+                return "user and kernel mode";
+        return mode & PM_KERNEL ? "kernel mode" : "user mode";
+}
+
+/* "1.234": seconds with milliseconds. */
+static char *format_seconds(unsigned long long ns, char buf[static 32]) {
+        unsigned long long ms = (ns + 500000ULL) / 1000000ULL;
+        snprintf(buf, 32, "%llu.%03llu", ms / 1000ULL, ms % 1000ULL);
+        return buf;
+}
+
+static long long delta(const Sample *before, const Sample *now, int cpu, int counter) {
+        long long base = before && before->counted[cpu] ? before->counts[cpu][counter] : 0;
+        return now->counts[cpu][counter] - base;
+}
+
+/* The total row of a block: the sum of its CPU rows. */
+static void block_total(const Report *r, const Sample *before, const Sample *now, long long total[MAX_COUNTERS]) {
+        memset(total, 0, MAX_COUNTERS * sizeof(long long));
+        for (int c = 0; c < now->n_cpus; c++)
+                if (now->counted[c])
+                        for (size_t k = 0; k < r->n_events; k++)
+                                total[r->events[k].counter] += delta(before, now, c, r->events[k].counter);
+}
+
+static void text_begin(Report *r, pid_t command_pid) {
+        const Options *o = &r->options;
+        char interval[THOUSANDS_MAX];
+
+        format_thousands(o->interval_ms, interval);
+        fputs("pmstat: ", r->f);
+        if (o->proctree)
+                fprintf(r->f, "%s (pid %d) and its descendants, %s, every %s ms until it exits\n", o->command[0],
+                        (int) command_pid, mode_words(o->mode), interval);
+        else if (o->count == 0)
+                fprintf(r->f, "every process, %s, every %s ms until interrupted\n", mode_words(o->mode), interval);
+        else
+                fprintf(r->f, "every process, %s, %u interval%s of %s ms\n", mode_words(o->mode), o->count,
+                        o->count == 1 ? "" : "s", interval);
+}
+
+static void grow(size_t *width, size_t n) {
+        if (n > *width)
+                *width = n;
+}
+
+/* One row: the label left-aligned, the cells right-aligned, two spaces apart. */
+static void text_row(Report *r, const char *label, const char *const *cells) {
+        fprintf(r->f, "%-*s", (int) r->width[0], label);
+        for (size_t k = 0; k < r->n_events; k++)
+                fprintf(r->f, "  %*s", (int) r->width[1 + k], cells[k]);
+        fputc('\n', r->f);
+}
+
+/* The counts of CPU cpu (or the totals, cpu -1) as cells; the widths grow to fit them. */
+static void text_counts(Report *r, const Sample *before, const Sample *now, int cpu, const long long *total,
+                        char values[][THOUSANDS_MAX], const char **cells) {
+        for (size_t k = 0; k < r->n_events; k++) {
+                int counter = r->events[k].counter;
+
+                cells[k] = format_thousands(cpu < 0 ? total[counter] : delta(before, now, cpu, counter),
+                                            values[k]);
+                grow(&r->width[1 + k], strlen(cells[k]));
+        }
+}
+
+static const char *cpu_label(const Sample *now, int cpu, char label[static 32]) {
+        snprintf(label, 32, now->online[cpu] ? "%d" : "%d (offline)", cpu);
+        return label;
+}
+
+static void text_block(Report *r, const Sample *before, const Sample *now) {
+        char values[MAX_COUNTERS][THOUSANDS_MAX], label[32];
+        const char *cells[MAX_COUNTERS];
+        long long total[MAX_COUNTERS];
+
+        /* Every row once to find the widths (they only grow), then the header and the rows. */
+        block_total(r, before, now, total);
+        for (int c = 0; c < now->n_cpus; c++)
+                if (now->counted[c]) {
+                        text_counts(r, before, now, c, NULL, values, cells);
+                        grow(&r->width[0], strlen(cpu_label(now, c, label)));
+                }
+        text_counts(r, before, now, -1, total, values, cells);
+
+        for (size_t k = 0; k < r->n_events; k++)
+                cells[k] = r->events[k].desc->short_name;
+        text_row(r, "CPU", cells);
+        for (size_t k = 0; k < r->n_events; k++)
+                cells[k] = prog_text_status_name(r->events[k].desc->status);
+        text_row(r, "", cells);
+        for (int c = 0; c < now->n_cpus; c++) {
+                if (!now->counted[c])
+                        continue;
+                text_counts(r, before, now, c, NULL, values, cells);
+                text_row(r, cpu_label(now, c, label), cells);
+        }
+        text_counts(r, before, now, -1, total, values, cells);
+        text_row(r, "total", cells);
+}
+
+static void json_counts(Report *r, const char *key, const Sample *before, const Sample *now, int cpu,
+                        const long long *total) {
+        json_open_object(&r->json, key);
+        for (size_t k = 0; k < r->n_events; k++) {
+                int counter = r->events[k].counter;
+                json_int(&r->json, r->events[k].desc->short_name,
+                         total ? total[counter] : delta(before, now, cpu, counter));
+        }
+        json_close_object(&r->json);
+}
+
+/* The members of a block object: its CPUs and their total. */
+static void json_block(Report *r, const Sample *before, const Sample *now) {
+        long long total[MAX_COUNTERS];
+
+        json_uint(&r->json, "time_ns", now->time_ns);
+        json_uint(&r->json, "duration_ns", now->time_ns - (before ? before->time_ns : 0));
+        json_open_array(&r->json, "cpus");
+        for (int c = 0; c < now->n_cpus; c++) {
+                if (!now->counted[c])
+                        continue;
+                json_open_object(&r->json, NULL);
+                json_int(&r->json, "cpu", c);
+                json_bool(&r->json, "online", now->online[c]);
+                json_counts(r, "counts", before, now, c, NULL);
+                json_close_object(&r->json);
+        }
+        json_close_array(&r->json);
+        block_total(r, before, now, total);
+        json_counts(r, "total", before, now, -1, total);
+}
+
+static void json_begin(Report *r, pid_t command_pid) {
+        const Options *o = &r->options;
+
+        json_open_object(&r->json, NULL);
+        json_string(&r->json, "scope", o->proctree ? "proctree" : "system");
+        json_open_object(&r->json, "mode");
+        json_bool(&r->json, "user", o->mode & PM_USER);
+        json_bool(&r->json, "kernel", o->mode & PM_KERNEL);
+        json_close_object(&r->json);
+        json_uint(&r->json, "interval_ms", o->interval_ms);
+        if (o->proctree) {
+                json_open_object(&r->json, "command");
+                json_open_array(&r->json, "argv");
+                for (char **a = o->command; *a; a++)
+                        json_string(&r->json, NULL, *a);
+                json_close_array(&r->json);
+                json_int(&r->json, "pid", command_pid);
+                json_close_object(&r->json);
+        } else
+                json_uint(&r->json, "count", o->count);
+        json_open_array(&r->json, "events");
+        for (size_t k = 0; k < r->n_events; k++) {
+                json_open_object(&r->json, NULL);
+                json_int(&r->json, "counter", r->events[k].counter);
+                json_int(&r->json, "id", r->events[k].desc->event_id);
+                json_string(&r->json, "name", r->events[k].desc->short_name);
+                json_string(&r->json, "status", prog_text_status_name(r->events[k].desc->status));
+                json_close_object(&r->json);
+        }
+        json_close_array(&r->json);
+        json_open_array(&r->json, "intervals");
+        r->json_in_intervals = true;
+}
+
+static void csv_begin(Report *r) {
+        csv_field(&r->csv, "block");
+        csv_field(&r->csv, "time");
+        csv_field(&r->csv, "cpu");
+        csv_field(&r->csv, "online");
+        for (size_t k = 0; k < r->n_events; k++)
+                csv_field(&r->csv, r->events[k].desc->short_name);
+        csv_end_row(&r->csv);
+}
+
+static void csv_block(Report *r, const char *kind, const Sample *before, const Sample *now) {
+        long long total[MAX_COUNTERS];
+        char seconds[32];
+
+        format_seconds(now->time_ns, seconds);
+        for (int c = 0; c < now->n_cpus; c++) {
+                if (!now->counted[c])
+                        continue;
+                csv_field(&r->csv, kind);
+                csv_field(&r->csv, seconds);
+                csv_fieldf(&r->csv, "%d", c);
+                csv_field(&r->csv, now->online[c] ? "1" : "0");
+                for (size_t k = 0; k < r->n_events; k++)
+                        csv_fieldf(&r->csv, "%lld", delta(before, now, c, r->events[k].counter));
+                csv_end_row(&r->csv);
+        }
+        block_total(r, before, now, total);
+        csv_field(&r->csv, kind);
+        csv_field(&r->csv, seconds);
+        csv_field(&r->csv, "total");
+        csv_field(&r->csv, NULL);
+        for (size_t k = 0; k < r->n_events; k++)
+                csv_fieldf(&r->csv, "%lld", total[r->events[k].counter]);
+        csv_end_row(&r->csv);
+}
+
+void report_begin(Report *r, pid_t command_pid) {
+        switch (r->options.format) {
+        case FORMAT_TEXT:
+                text_begin(r, command_pid);
+                break;
+        case FORMAT_CSV:
+                csv_begin(r);
+                break;
+        case FORMAT_JSON:
+                json_begin(r, command_pid);
+                break;
+        }
+        fflush(r->f);
+}
+
+void report_interval(Report *r, unsigned index, const Sample *before, const Sample *now) {
+        char seconds[32];
+
+        switch (r->options.format) {
+        case FORMAT_TEXT:
+                fprintf(r->f, "\n%s s, interval %u", format_seconds(now->time_ns, seconds), index);
+                if (!r->options.proctree && r->options.count > 0)
+                        fprintf(r->f, " of %u", r->options.count);
+                /* One cut short (by COMMAND's exit or an interrupt) says how long it was. */
+                if ((now->time_ns - before->time_ns) * 10 < r->options.interval_ms * 9000000ULL)
+                        fprintf(r->f, " (%s s)", format_seconds(now->time_ns - before->time_ns, seconds));
+                fputc('\n', r->f);
+                text_block(r, before, now);
+                break;
+        case FORMAT_CSV:
+                csv_block(r, "interval", before, now);
+                break;
+        case FORMAT_JSON:
+                json_open_object(&r->json, NULL);
+                json_uint(&r->json, "index", index);
+                json_block(r, before, now);
+                json_close_object(&r->json);
+                break;
+        }
+        fflush(r->f);
+}
+
+void report_run(Report *r, const Sample *now, const CommandEnd *end) {
+        char seconds[32];
+
+        switch (r->options.format) {
+        case FORMAT_TEXT:
+                fprintf(r->f, "\n%s s, the whole run: %s (pid %d) ", format_seconds(now->time_ns, seconds),
+                        r->options.command[0], (int) end->pid);
+                if (end->signal)
+                        fprintf(r->f, "was killed by signal %d (%s)\n", end->signal, strsignal(end->signal));
+                else
+                        fprintf(r->f, "exited with status %d\n", end->exit_status);
+                text_block(r, NULL, now);
+                break;
+        case FORMAT_CSV:
+                csv_block(r, "run", NULL, now);
+                break;
+        case FORMAT_JSON:
+                json_close_array(&r->json);
+                r->json_in_intervals = false;
+                json_open_object(&r->json, "run");
+                json_block(r, NULL, now);
+                if (end->signal)
+                        json_null(&r->json, "exit_status");
+                else
+                        json_int(&r->json, "exit_status", end->exit_status);
+                if (end->signal)
+                        json_int(&r->json, "signal", end->signal);
+                else
+                        json_null(&r->json, "signal");
+                json_close_object(&r->json);
+                break;
+        }
+        fflush(r->f);
+}
+
+int report_finish(Report *r, const char *error) {
+        switch (r->options.format) {
+        case FORMAT_TEXT:
+                break;
+        case FORMAT_CSV:
+                return csv_writer_finish(&r->csv);
+        case FORMAT_JSON:
+                if (r->json_in_intervals)
+                        json_close_array(&r->json);
+                r->json_in_intervals = false;
+                if (error)
+                        json_string(&r->json, "error", error);
+                json_close_object(&r->json);
+                return json_writer_finish(&r->json);
+        }
+        if (fflush(r->f) != 0 || ferror(r->f))
+                return errno > 0 ? -errno : -EIO;
+        return 0;
+}

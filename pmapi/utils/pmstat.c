@@ -1,0 +1,481 @@
+/* pmstat.c: pmstat, AIX hpmstat's counterpart (and perf stat -a -I's): the system-wide counts of
+ * every CPU, interval after interval, through libpmapi's system scope (pm_set_program(3)). Without
+ * --proctree it counts everything that runs, which is root's alone; with --proctree it runs a
+ * command as its child and counts only pmstat and that command's process tree, which any user may.
+ * This file holds the command line, the program, the timing loop, the command and the signals;
+ * the reads are pmstat-sample.c, the output pmstat-report.c, the contract man/pmstat.1. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "pmstat.h"
+#include "prog-text.h"
+
+#define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
+#define MIN_INTERVAL_MS 10
+#define MAX_INTERVAL_MS (24U * 3600U * 1000U)
+
+extern char **environ;
+
+DEFINE_FREEP(FILE, fclose);
+
+/* perf stat's default software events, those that this machine's catalog has, in this order. */
+static const char *const default_events[] = { "PM_TASK_CLOCK", "PM_CTX_SW", "PM_CPU_MIGR", "PM_PAGE_FLT" };
+
+/* The signals pmstat waits for: blocked but while it sleeps in ppoll(). */
+static const int watched_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static volatile sig_atomic_t last_signal;
+
+static void on_signal(int sig) {
+        last_signal = sig;
+}
+
+static void help(void) {
+        printf("Usage: pmstat [OPTIONS...] [COUNT]\n"
+               "       pmstat --proctree [OPTIONS...] [--] COMMAND [ARGUMENTS...]\n\n"
+               "Print what each CPU counted in every interval, then the total of the CPUs.\n"
+               "Without --proctree: everything every CPU runs, COUNT intervals (default 1,\n"
+               "0 until interrupted); root only. With --proctree: run COMMAND and count only\n"
+               "it and what it starts (and pmstat), until it exits; any user.\n\n"
+               "Options:\n"
+               "  -e --events=LIST    Events per counter from 0, by name or id; '-' for none\n"
+               "                      (default: PM_TASK_CLOCK,PM_CTX_SW,PM_CPU_MIGR,PM_PAGE_FLT)\n"
+               "  -u --user           Count user mode only\n"
+               "  -k --kernel         Count kernel mode only (default: user and kernel mode)\n"
+               "  -I --interval=MS    Milliseconds per interval (default 1000, at least 10)\n"
+               "     --proctree       Count COMMAND's process tree instead of every process\n"
+               "  -o --output=FILE    Write the report to FILE (default: standard output, or\n"
+               "                      standard error with --proctree)\n"
+               "     --csv            The report as CSV, one row per interval and CPU\n"
+               "     --json           The report as one JSON document\n"
+               "  -h --help           Show this help\n"
+               "  -V --version        Show the version\n\n"
+               "Exit status without --proctree: 0 success, 1 refused or failed, 2 bad usage.\n"
+               "With --proctree: COMMAND's (128+N if signal N killed it), 125 if pmstat failed,\n"
+               "126 if COMMAND could not be executed, 127 if it was not found. See pmstat(1).\n");
+}
+
+/* Usage errors say so with pmstat's failure status: 2, or 125 with --proctree. */
+static int usage_status;
+
+static int usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *format, ...) {
+        va_list ap;
+
+        fputs("pmstat: ", stderr);
+        va_start(ap, format);
+        vfprintf(stderr, format, ap);
+        va_end(ap);
+        fputs("\nTry 'pmstat --help'.\n", stderr);
+        return -EINVAL;
+}
+
+static bool parse_unsigned(const char *s, unsigned long min, unsigned long max, unsigned *ret) {
+        unsigned long v;
+        char *end;
+
+        if (*s < '0' || *s > '9')
+                return false;
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno != 0 || *end != '\0' || v < min || v > max)
+                return false;
+        *ret = (unsigned) v;
+        return true;
+}
+
+/* Fills o; returns 0 to run, 1 when --help or --version was answered, -EINVAL after a message. */
+static int parse_argv(int argc, char *argv[], Options *o) {
+        enum { ARG_PROCTREE = 0x100, ARG_CSV, ARG_JSON };
+        static const struct option options[] = {
+                { "events",   required_argument, NULL, 'e' },
+                { "user",     no_argument,       NULL, 'u' },
+                { "kernel",   no_argument,       NULL, 'k' },
+                { "interval", required_argument, NULL, 'I' },
+                { "proctree", no_argument,       NULL, ARG_PROCTREE },
+                { "output",   required_argument, NULL, 'o' },
+                { "csv",      no_argument,       NULL, ARG_CSV },
+                { "json",     no_argument,       NULL, ARG_JSON },
+                { "help",     no_argument,       NULL, 'h' },
+                { "version",  no_argument,       NULL, 'V' },
+                {}
+        };
+        bool csv = false, json = false;
+        int c;
+
+        /* Known before anything else can go wrong: it decides the exit status of a usage error. */
+        usage_status = EXIT_USAGE;
+        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+                if (strcmp(argv[i], "--proctree") == 0)
+                        usage_status = EXIT_OWN_FAILURE;
+
+        o->interval_ms = 1000;
+        o->count = 1;
+        /* With --proctree the options end at the first operand, COMMAND, whose own options are its
+         * business ('+'); without, they may come after COUNT too. ':' keeps getopt quiet, as
+         * usage_error() speaks. */
+        while ((c = getopt_long(argc, argv, usage_status == EXIT_OWN_FAILURE ? "+:e:ukI:o:hV" : ":e:ukI:o:hV",
+                                options, NULL)) >= 0)
+                switch (c) {
+                case 'e':
+                        o->events = optarg;
+                        break;
+                case 'u':
+                        o->mode |= PM_USER;
+                        break;
+                case 'k':
+                        o->mode |= PM_KERNEL;
+                        break;
+                case 'I':
+                        if (!parse_unsigned(optarg, MIN_INTERVAL_MS, MAX_INTERVAL_MS, &o->interval_ms))
+                                return usage_error("invalid interval '%s' (milliseconds, %d to %u)", optarg,
+                                                   MIN_INTERVAL_MS, MAX_INTERVAL_MS);
+                        break;
+                case ARG_PROCTREE:
+                        o->proctree = true;
+                        break;
+                case 'o':
+                        o->output = optarg;
+                        break;
+                case ARG_CSV:
+                        csv = true;
+                        break;
+                case ARG_JSON:
+                        json = true;
+                        break;
+                case 'h':
+                        help();
+                        return 1;
+                case 'V':
+                        printf("pmstat (pmapi) %s\n", PMAPI_VERSION);
+                        return 1;
+                case ':':
+                        return usage_error("option '%s' needs an argument", argv[optind - 1]);
+                default:
+                        if (optopt)
+                                return usage_error("unknown option '-%c'", optopt);
+                        return usage_error("unknown option '%s'", argv[optind - 1]);
+                }
+
+        if (csv && json)
+                return usage_error("--csv and --json exclude each other");
+        o->format = csv ? FORMAT_CSV : json ? FORMAT_JSON : FORMAT_TEXT;
+        if (o->mode == 0)
+                o->mode = PM_USER | PM_KERNEL;
+        if (o->proctree) {
+                if (optind >= argc)
+                        return usage_error("--proctree needs a COMMAND to run");
+                o->command = argv + optind;
+                return 0;
+        }
+        if (argc - optind > 1)
+                return usage_error("too many arguments (a COMMAND needs --proctree)");
+        if (argc - optind == 1 && !parse_unsigned(argv[optind], 0, UINT_MAX, &o->count))
+                return usage_error("invalid COUNT '%s' (a number of intervals; 0: until interrupted)",
+                                   argv[optind]);
+        return 0;
+}
+
+/* The program of -e (or the default set) into prog and events; -EINVAL with a message. */
+static int make_program(const Options *o, const pm_info_t *info, pm_prog_t *prog, Event events[MAX_COUNTERS],
+                        size_t *ret_n_events, char error[static PROG_TEXT_ERROR_MAX]) {
+        size_t n = 0;
+        int r;
+
+        *prog = (pm_prog_t) { .mode.w = o->mode | PM_COUNT | (o->proctree ? PM_PROCTREE : 0) };
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                prog->events[c] = COUNT_NOTHING;
+        if (!o->events) {
+                int next = 0;
+
+                for (size_t i = 0; i < ELEMENTSOF(default_events) && next < MAX_COUNTERS; i++) {
+                        const pm_events_t *e = prog_text_event_by_name(info, next, default_events[i]);
+                        if (e)
+                                prog->events[next++] = e->event_id;
+                }
+        } else {
+                r = prog_text_parse_events(info, o->events, prog->events, error);
+                if (r < 0)
+                        return r;
+        }
+        for (int c = 0; c < MAX_COUNTERS; c++) {
+                const pm_events_t *e;
+
+                if (prog->events[c] == COUNT_NOTHING)
+                        continue;
+                e = prog_text_event_by_id(info, c, prog->events[c]);
+                if (!e) {
+                        snprintf(error, PROG_TEXT_ERROR_MAX, "no event has id %d on counter %d",
+                                 prog->events[c], c);
+                        return -EINVAL;
+                }
+                /* Columns and JSON members are named after the events: one of each. */
+                for (size_t k = 0; k < n; k++)
+                        if (events[k].desc->event_id == e->event_id) {
+                                snprintf(error, PROG_TEXT_ERROR_MAX, "%s is given twice", e->short_name);
+                                return -EINVAL;
+                        }
+                events[n++] = (Event) { .counter = c, .desc = e };
+        }
+        if (n == 0) {
+                snprintf(error, PROG_TEXT_ERROR_MAX, "no event to count");
+                return -EINVAL;
+        }
+        *ret_n_events = n;
+        return 0;
+}
+
+static unsigned long long now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (unsigned long long) ts.tv_sec * 1000000000ULL + (unsigned long long) ts.tv_nsec;
+}
+
+/* Starts COMMAND with default signal handling; returns 0, or a positive errno (posix_spawn's). */
+static int spawn_command(char **command, pid_t *ret_pid) {
+        posix_spawnattr_t attr;
+        sigset_t none, defaults;
+        int r;
+
+        sigemptyset(&none);
+        sigemptyset(&defaults);
+        for (size_t i = 0; i < ELEMENTSOF(watched_signals); i++)
+                sigaddset(&defaults, watched_signals[i]);
+        r = posix_spawnattr_init(&attr);
+        if (r != 0)
+                return r;
+        r = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        if (r == 0)
+                r = posix_spawnattr_setsigmask(&attr, &none);
+        if (r == 0)
+                r = posix_spawnattr_setsigdefault(&attr, &defaults);
+        /* A vfork-like start: no copy-on-write faults in pmstat, which is counted too. */
+        if (r == 0)
+                r = posix_spawnp(ret_pid, command[0], NULL, &attr, command, environ);
+        posix_spawnattr_destroy(&attr);
+        return r;
+}
+
+typedef struct Run {
+        const Options *o;
+        Report *report;
+        unsigned long long start_ns;
+        pid_t child;                    /* --proctree */
+        int pidfd;
+        CommandEnd end;
+} Run;
+
+/* Reads every CPU into now; says why on stderr when it cannot. */
+static int take_sample(Run *run, Sample *now) {
+        int r = sample_read(now, now_ns() - run->start_ns);
+
+        if (r != 0)
+                pm_error((char *) "pmstat: pm_get_data_lcpu", r);
+        return r;
+}
+
+/* The intervals, until COUNT of them, a signal, or COMMAND's end. Returns 0, a PM_E* code from
+ * libpmapi or a negative errno, having said why on stderr. */
+static int run_intervals(Run *run, const sigset_t *waiting_mask, int n_cpus) {
+        _cleanup_(sample_freep) Sample *before = NULL, *now = NULL;
+        unsigned long long interval_ns = run->o->interval_ms * 1000000ULL;
+        unsigned long long deadline = interval_ns;
+        unsigned index = 0;
+        int r;
+
+        if (sample_new(n_cpus, &before) < 0 || sample_new(n_cpus, &now) < 0) {
+                fprintf(stderr, "pmstat: out of memory\n");
+                return -ENOMEM;
+        }
+        for (;;) {
+                struct pollfd pfd = { .fd = run->pidfd, .events = POLLIN };
+                unsigned long long elapsed = now_ns() - run->start_ns;
+                unsigned long long wait = deadline > elapsed ? deadline - elapsed : 0;
+                struct timespec timeout = { .tv_sec = (time_t) (wait / 1000000000ULL),
+                                            .tv_nsec = (long) (wait % 1000000000ULL) };
+                bool last = false;
+                Sample *t;
+
+                r = ppoll(&pfd, run->pidfd >= 0 ? 1 : 0, &timeout, waiting_mask);
+                if (r < 0 && errno != EINTR) {
+                        r = -errno;
+                        perror("pmstat: ppoll");
+                        return r;
+                }
+                if (r < 0) {
+                        int sig = last_signal;
+
+                        if (!run->o->proctree) {
+                                if (sig == SIGQUIT)
+                                        continue;
+                                last = true;    /* interrupted: the partial interval, and done */
+                        } else {
+                                /* The terminal sends SIGINT and SIGQUIT to COMMAND itself. */
+                                if (sig == SIGTERM || sig == SIGHUP)
+                                        (void) kill(run->child, sig);
+                                continue;
+                        }
+                } else if (r > 0) {
+                        siginfo_t info = {};
+
+                        if (waitid(P_PIDFD, (id_t) run->pidfd, &info, WEXITED) < 0) {
+                                r = -errno;
+                                perror("pmstat: waitid");
+                                return r;
+                        }
+                        run->end.exit_status = info.si_code == CLD_EXITED ? info.si_status : -1;
+                        run->end.signal = info.si_code == CLD_EXITED ? 0 : info.si_status;
+                        /* Stopped, the CPUs all hold the run's final counts while they are read. */
+                        r = pm_stop();
+                        if (r != 0) {
+                                pm_error((char *) "pmstat: pm_stop", r);
+                                return r;
+                        }
+                        last = true;
+                }
+                r = take_sample(run, now);
+                if (r != 0)
+                        return r;
+                report_interval(run->report, ++index, before, now);
+                if (run->o->proctree && last) {
+                        report_run(run->report, now, &run->end);
+                        return 0;
+                }
+                if (last || (!run->o->proctree && run->o->count > 0 && index >= run->o->count))
+                        return 0;
+                t = before, before = now, now = t;
+                deadline += interval_ns;
+        }
+}
+
+/* Exit status of a --proctree run's COMMAND, as a shell gives it. */
+static int command_status(const CommandEnd *end) {
+        return end->signal ? 128 + end->signal : end->exit_status;
+}
+
+static int set_program(const Options *o, pm_prog_t *prog) {
+        int r = pm_set_program(prog);
+
+        if (r == 0)
+                return 0;
+        pm_error((char *) "pmstat", r);
+        if (r == PM_ESYSROOT)
+                fprintf(stderr, "pmstat: only root may count every process; to count a command and what "
+                                "it starts, run: pmstat --proctree [OPTIONS] -- COMMAND\n");
+        else if (r == PM_EKERNELMODE)
+                fprintf(stderr, "pmstat: add -u to count user mode only, which needs no privilege\n");
+        return r;
+}
+
+int main(int argc, char *argv[]) {
+        _cleanup_(report_freep) Report *report = NULL;
+        _cleanup_(fclosep) FILE *output_file = NULL;
+        _cleanup_close_ int pidfd = -1;
+        char error[PROG_TEXT_ERROR_MAX];
+        Event events[MAX_COUNTERS];
+        sigset_t blocked, waiting_mask;
+        Options o = {};
+        pm_info_t info;
+        pm_prog_t prog;
+        size_t n_events;
+        int n_cpus, r, written, failure;
+        Run run = { .o = &o, .pidfd = -1 };
+        FILE *out;
+
+        r = parse_argv(argc, argv, &o);
+        if (r < 0)
+                return usage_status;
+        if (r > 0)
+                return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_PM_ERROR;
+        failure = o.proctree ? EXIT_OWN_FAILURE : EXIT_PM_ERROR;
+
+        r = pm_init(ALL_STATUSES, &info);
+        if (r != 0) {
+                pm_error((char *) "pmstat: pm_init", r);
+                return failure;
+        }
+        r = make_program(&o, &info, &prog, events, &n_events, error);
+        if (r < 0) {
+                fprintf(stderr, "pmstat: %s\n", error);
+                return r == -ENOMEM ? failure : usage_status;
+        }
+        n_cpus = (int) sysconf(_SC_NPROCESSORS_CONF);
+        if (n_cpus <= 0)
+                n_cpus = 1;
+        if (o.output) {
+                output_file = fopen(o.output, "we");
+                if (!output_file) {
+                        fprintf(stderr, "pmstat: %s: %s\n", o.output, strerror(errno));
+                        return failure;
+                }
+        }
+        out = output_file ? output_file : o.proctree ? stderr : stdout;
+        if (report_new(&o, out, events, n_events, &report) < 0) {
+                fprintf(stderr, "pmstat: out of memory\n");
+                return failure;
+        }
+
+        /* The signals wait, blocked, for ppoll(); COMMAND gets them back unblocked. */
+        sigemptyset(&blocked);
+        for (size_t i = 0; i < ELEMENTSOF(watched_signals); i++) {
+                struct sigaction sa = { .sa_handler = on_signal };
+
+                sigaddset(&blocked, watched_signals[i]);
+                (void) sigaction(watched_signals[i], &sa, NULL);
+        }
+        (void) sigprocmask(SIG_BLOCK, &blocked, &waiting_mask);
+        for (size_t i = 0; i < ELEMENTSOF(watched_signals); i++)
+                sigdelset(&waiting_mask, watched_signals[i]);
+
+        if (set_program(&o, &prog) != 0)
+                return failure;
+        run.report = report;
+        run.start_ns = now_ns();
+        if (o.proctree) {
+                r = spawn_command(o.command, &run.child);
+                if (r != 0) {
+                        fprintf(stderr, "pmstat: %s: %s\n", o.command[0], strerror(r));
+                        (void) pm_delete_program();
+                        return r == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+                }
+                run.end.pid = run.child;
+                pidfd = pidfd_open(run.child, 0);
+                if (pidfd < 0) {
+                        perror("pmstat: pidfd_open");
+                        (void) kill(run.child, SIGKILL);
+                        (void) waitpid(run.child, NULL, 0);
+                        (void) pm_delete_program();
+                        return failure;
+                }
+                run.pidfd = pidfd;
+        }
+
+        report_begin(report, run.child);
+        r = run_intervals(&run, &waiting_mask, n_cpus);
+        (void) pm_delete_program();
+        if (r != 0 && o.proctree) {
+                /* pmstat failed, COMMAND runs on: its status is what the caller waits for. */
+                siginfo_t info_child = {};
+
+                (void) waitid(P_PIDFD, (id_t) pidfd, &info_child, WEXITED);
+        }
+        written = report_finish(report, r > 0 ? pm_strerror(NULL, r) : r < 0 ? strerror(-r) : NULL);
+        if (written < 0)
+                fprintf(stderr, "pmstat: cannot write the report: %s\n", strerror(-written));
+        if (r != 0 || written < 0)
+                return failure;
+        return o.proctree ? command_status(&run.end) : EXIT_SUCCESS;
+}

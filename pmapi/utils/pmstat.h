@@ -1,0 +1,83 @@
+/* pmstat.h: what the parts of pmstat share: its command line and run (pmstat.c), one read of every
+ * CPU's counters (pmstat-sample.c) and the report in text, CSV or JSON (pmstat-report.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "pmapi.h"
+
+#define EXIT_PM_ERROR    1      /* without --proctree: refused or failed */
+#define EXIT_USAGE       2      /* without --proctree: the command line is wrong */
+#define EXIT_OWN_FAILURE 125    /* --proctree: pmstat itself failed (COMMAND's status otherwise) */
+#define EXIT_CANNOT_EXEC 126    /* --proctree: COMMAND was found but could not be executed */
+#define EXIT_NOT_FOUND   127    /* --proctree: COMMAND was not found */
+
+typedef enum Format {
+        FORMAT_TEXT,
+        FORMAT_CSV,
+        FORMAT_JSON,
+} Format;
+
+typedef struct Options {
+        const char *events;             /* -e as typed; NULL: the default set */
+        int mode;                       /* PM_USER, PM_KERNEL or both */
+        unsigned interval_ms;           /* -I */
+        unsigned count;                 /* intervals; 0: until SIGINT or SIGTERM */
+        bool proctree;
+        char **command;                 /* --proctree: COMMAND and its arguments, NULL-terminated */
+        Format format;
+        const char *output;             /* -o; NULL: stdout, or stderr with --proctree */
+} Options;
+
+/* One event of the program: its counter and its entry in pm_init's list. */
+typedef struct Event {
+        int counter;
+        const pm_events_t *desc;
+} Event;
+
+/* One read of the counters of every CPU pmapid counts on. */
+typedef struct Sample {
+        unsigned long long time_ns;     /* since counting began */
+        int n_cpus;                     /* sysconf(_SC_NPROCESSORS_CONF): Linux CPUs 0 .. n_cpus-1 */
+        bool *counted;                  /* [n_cpus]: online at some time since pm_set_program */
+        bool *online;                   /* [n_cpus]: online now as /sys tells (true if it cannot) */
+        long long (*counts)[MAX_COUNTERS];      /* [n_cpus]: since pm_set_program */
+} Sample;
+
+int sample_new(int n_cpus, Sample **ret);
+Sample *sample_free(Sample *s);
+static inline void sample_freep(Sample **s) {
+        sample_free(*s);
+}
+/* Reads every CPU with pm_get_data_lcpu(), skipping those that answer PM_ECPU; returns 0 or the
+ * first other PM_E* code. */
+int sample_read(Sample *s, unsigned long long time_ns);
+
+/* How COMMAND ended, for the report of a --proctree run. */
+typedef struct CommandEnd {
+        pid_t pid;
+        int exit_status;                /* -1 when a signal killed it */
+        int signal;                     /* 0 unless a signal killed it */
+} CommandEnd;
+
+typedef struct Report Report;
+
+/* A report on f (not owned) of the events given (copied). */
+int report_new(const Options *o, FILE *f, const Event *events, size_t n_events, Report **ret);
+Report *report_free(Report *r);
+static inline void report_freep(Report **r) {
+        report_free(*r);
+}
+/* What is counted: the text's opening line, the JSON's header members, the CSV's header row.
+ * command_pid: --proctree's COMMAND, 0 otherwise. */
+void report_begin(Report *r, pid_t command_pid);
+/* Interval number index (from 1): what each CPU counted between the reads before and now. */
+void report_interval(Report *r, unsigned index, const Sample *before, const Sample *now);
+/* --proctree: what each CPU counted over the whole run, and how COMMAND ended. */
+void report_run(Report *r, const Sample *now, const CommandEnd *end);
+/* Ends the document (with error as its last word when not NULL) and flushes; returns 0 or -errno
+ * if anything failed to write. */
+int report_finish(Report *r, const char *error);

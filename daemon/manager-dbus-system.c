@@ -18,8 +18,7 @@ static int system_error(sd_bus_error *error, Manager *m, int r) {
                                          (int) manager_system_owner(m));
         case -ENOTSUP:
                 return sd_bus_error_set(error, PMAPI_ERROR_ROOT_REQUIRED,
-                                        "Counting every process needs root; PM_PROCTREE counts the calling "
-                                        "process and its descendants");
+                                        "the caller is not root; PM_PROCTREE counts its own process tree");
         case -ENODATA:
                 return sd_bus_error_set(error, PMAPI_ERROR_NO_CONTEXT,
                                         "There is no system-wide context; set a system program first");

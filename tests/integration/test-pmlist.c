@@ -1,11 +1,9 @@
 /* test-pmlist.c: the pmlist binary against a real pmapid: every form of its output (text, CSV
- * read back with an RFC 4180 parser written here, JSON parsed with json-glib) must list exactly
+ * read back with csv-read.c, JSON parsed with json-glib) must list exactly
  * what pm_init(), called in this test, returns, each event once with the counters that take it;
  * the status filter, the counter choice, the name search and its no-match status, the width of
  * the text table, usage errors, a run as an unprivileged user and the message when pmapid cannot
- * be reached. Also, without pmapid, the CSV writer's quoting, which pmcount and pmstat share, and
- * the event index on a made-up catalog whose counters take different events (on Linux every counter
- * takes every event, so pmlist's -c cannot show its effect on a real one). */
+ * be reached. The CSV writer and the event index alone are tests/unit/test-utils.c's. */
 #include <grp.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,8 +20,7 @@
 #include <json-glib/json-glib.h>
 
 #include "bus-fixture.h"
-#include "csv-writer.h"
-#include "event-index.h"
+#include "csv-read.h"
 #include "pmapi.h"
 
 #define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
@@ -189,66 +186,21 @@ static const Expected *find_expected(const ExpectedList *l, const char *short_na
 /* ---- CSV as RFC 4180 reads it ---- */
 
 typedef struct CsvTable {
-        char ***rows;                   /* rows[r][f], each row NULL-terminated */
+        char ***rows;
         size_t n_rows;
 } CsvTable;
 
-/* Parses RFC 4180 text (CRLF or LF line ends); fails the test on a malformed quote. */
+/* csv-read.c's rows, with their number. */
 static CsvTable csv_parse(const char *s) {
-        CsvTable t = {};
-        GPtrArray *row = NULL;
-        GString *field = g_string_new(NULL);
-        GPtrArray *rows = g_ptr_array_new();
+        CsvTable t = { .rows = csv_read(s) };
 
-        while (*s) {
-                bool quoted = false;
-
-                if (!row)
-                        row = g_ptr_array_new();
-                g_string_truncate(field, 0);
-                if (*s == '"') {
-                        quoted = true;
-                        for (s++;; s++) {
-                                if (*s == '\0')
-                                        fail_msg("CSV: unterminated quoted field");
-                                if (*s == '"') {
-                                        if (s[1] != '"')
-                                                break;
-                                        s++;
-                                }
-                                g_string_append_c(field, *s);
-                        }
-                        s++;
-                }
-                while (*s && *s != ',' && *s != '\n' && *s != '\r') {
-                        if (quoted || *s == '"')
-                                fail_msg("CSV: stray character %c after or inside a field", *s);
-                        g_string_append_c(field, *s++);
-                }
-                g_ptr_array_add(row, g_strdup(field->str));
-                if (*s == ',') {
-                        s++;
-                        continue;
-                }
-                if (*s == '\r')
-                        s++;
-                if (*s == '\n')
-                        s++;
-                g_ptr_array_add(row, NULL);
-                g_ptr_array_add(rows, g_ptr_array_free(row, FALSE));
-                row = NULL;
-        }
-        assert_null(row);               /* the text ends with a line end */
-        g_string_free(field, TRUE);
-        t.n_rows = rows->len;
-        t.rows = (char ***) g_ptr_array_free(rows, FALSE);
+        while (t.rows[t.n_rows])
+                t.n_rows++;
         return t;
 }
 
 static void csv_free(CsvTable *t) {
-        for (size_t i = 0; i < t->n_rows; i++)
-                g_strfreev(t->rows[i]);
-        g_free(t->rows);
+        csv_read_free(t->rows);
         *t = (CsvTable) {};
 }
 
@@ -760,151 +712,6 @@ static void test_no_daemon_says_so_and_exits_2(void **state) {
         run_done(&run);
 }
 
-/* csv-writer.c alone: what it writes, and that the parser above reads back every field. */
-static void test_csv_writer_quotes_as_rfc_4180_asks(void **state) {
-        static const struct { const char *in, *raw; } cases[] = {
-                { "plain", "plain" },
-                { "", "" },
-                { "a,b", "\"a,b\"" },
-                { "say \"hi\"", "\"say \"\"hi\"\"\"" },
-                { "\"", "\"\"\"\"" },
-                { "two\nlines", "\"two\nlines\"" },
-                { "cr\rhere", "\"cr\rhere\"" },
-                { " spaced ", " spaced " },
-                { "caf\xc3\xa9", "caf\xc3\xa9" },
-        };
-        CsvWriter w;
-        CsvTable t;
-        size_t size;
-        char *raw;
-        FILE *f;
-
-        (void) state;
-        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                f = open_memstream(&raw, &size);
-                assert_non_null(f);
-                csv_write_field(f, cases[i].in);
-                assert_int_equal(fclose(f), 0);
-                assert_string_equal(raw, cases[i].raw);
-                free(raw);
-        }
-
-        /* Rows: commas between fields, a LF after each, NULL as an empty field. */
-        f = open_memstream(&raw, &size);
-        csv_writer_init(&w, f);
-        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-                csv_field(&w, cases[i].in);
-        csv_end_row(&w);
-        csv_fieldf(&w, "%d", -42);
-        csv_field(&w, NULL);
-        csv_fieldf(&w, "%s,%s", "x", "y");
-        csv_end_row(&w);
-        assert_int_equal(csv_writer_finish(&w), 0);
-        fclose(f);
-        assert_true(g_str_has_suffix(raw, "\n-42,,\"x,y\"\n"));
-        t = csv_parse(raw);
-        assert_int_equal(t.n_rows, 2);
-        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                /* A lone CR inside a quoted field is data; the parser keeps it. */
-                assert_string_equal(t.rows[0][i], cases[i].in);
-        }
-        assert_int_equal(g_strv_length(t.rows[0]), sizeof(cases) / sizeof(cases[0]));
-        assert_int_equal(g_strv_length(t.rows[1]), 3);
-        assert_string_equal(t.rows[1][0], "-42");
-        assert_string_equal(t.rows[1][1], "");
-        assert_string_equal(t.rows[1][2], "x,y");
-        csv_free(&t);
-        free(raw);
-
-        /* A write that fails is reported by finish. */
-        f = fopen("/dev/full", "we");
-        assert_non_null(f);
-        csv_writer_init(&w, f);
-        for (int i = 0; i < 10000; i++)
-                csv_field(&w, "filling the buffer");
-        csv_end_row(&w);
-        assert_int_equal(csv_writer_finish(&w), -ENOSPC);
-        fclose(f);
-}
-
-/* Which ids of ev[0..n) the query selects, as "1,2,5". */
-static const char *selected_ids(const IndexedEvent *ev, size_t n, const EventQuery *q) {
-        static char buf[64];
-        size_t o = 0;
-
-        buf[0] = '\0';
-        for (size_t i = 0; i < n; i++)
-                if (event_index_matches(&ev[i], q))
-                        o += snprintf(buf + o, sizeof(buf) - o, "%s%d", o ? "," : "", ev[i].e->event_id);
-        return buf;
-}
-
-static void test_event_index_lists_each_event_once_with_its_counters(void **state) {
-        static pm_events_t c0[] = {
-                { 1, PM_VERIFIED, 'n', "PM_A", "pmu::ALPHA", "a" },
-                { 2, PM_CAVEAT, 'n', "PM_B", "pmu::BETA", "b" },
-                { 5, PM_UNVERIFIED, 'n', "PM_E", "pmu::EPSILON", "e" },
-        };
-        static pm_events_t c1[] = {
-                { 2, PM_CAVEAT, 'n', "PM_B", "pmu::BETA", "b" },
-                { 3, PM_VERIFIED, 'n', "PM_C", "pmu::GAMMA", "c" },
-        };
-        static pm_events_t c2[] = {                     /* out of order: the index sorts */
-                { 5, PM_UNVERIFIED, 'n', "PM_E", "pmu::EPSILON", "e" },
-                { 1, PM_VERIFIED, 'n', "PM_A", "pmu::ALPHA", "a" },
-        };
-        static const struct { const char *pattern; int counter; bool exact; const char *ids; } queries[] = {
-                { NULL, -1, false, "1,2,3,5" },
-                { NULL, 0, false, "1,2,5" },
-                { NULL, 1, false, "2,3" },
-                { NULL, 2, false, "1,5" },
-                { NULL, 3, false, "" },                 /* a counter that takes nothing */
-                { "beta", -1, false, "2" },             /* the long name, in any case */
-                { "PM_", -1, false, "1,2,3,5" },
-                { "pm_b", -1, true, "2" },
-                { "PMU::Gamma", -1, true, "3" },
-                { "gamma", -1, true, "" },              /* a part is no whole name */
-                { "gamma", 0, false, "" },              /* counter 0 does not take it */
-                { "psilo", 2, false, "5" },
-        };
-        pm_events_t *lists[] = { c0, c1, c2, NULL };
-        int maxevents[] = { 3, 2, 2, 0 };
-        pm_info_t in = { .maxpmcs = 4, .maxevents = maxevents, .list_events = lists };
-        static const int ids[] = { 1, 2, 3, 5 };
-        static const uint64_t masks[] = { 0x5, 0x3, 0x2, 0x5 };
-        static const char *const masks_text[] = { "0,2", "0-1", "1", "0,2" };
-        char text[EVENT_INDEX_COUNTERS_TEXT_MAX];
-        IndexedEvent *ev = NULL;
-        size_t n = 0;
-
-        (void) state;
-        assert_int_equal(event_index_build(&in, &ev, &n), 0);
-        assert_int_equal(n, 4);
-        for (size_t i = 0; i < n; i++) {
-                assert_int_equal(ev[i].e->event_id, ids[i]);
-                assert_int_equal(ev[i].counters, masks[i]);
-                assert_string_equal(event_index_format_counters(ev[i].counters, text), masks_text[i]);
-        }
-        assert_ptr_equal(ev[0].e, &c0[0]);              /* the first counter's entry */
-        assert_ptr_equal(ev[2].e, &c1[1]);
-        for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
-                char *patterns[] = { (char *) queries[i].pattern };
-                EventQuery q = { .counter = queries[i].counter, .patterns = patterns,
-                                 .n_patterns = queries[i].pattern ? 1 : 0, .exact = queries[i].exact };
-                assert_string_equal(selected_ids(ev, n, &q), queries[i].ids);
-        }
-        {
-                char *patterns[] = { (char *) "zzz", (char *) "ALPHA" };       /* any of them */
-                EventQuery q = { .counter = -1, .patterns = patterns, .n_patterns = 2 };
-                assert_string_equal(selected_ids(ev, n, &q), "1");
-        }
-        assert_string_equal(event_index_format_counters(0xff, text), "0-7");
-        assert_string_equal(event_index_format_counters(0x6d, text), "0,2-3,5-6");
-        assert_string_equal(event_index_format_counters(UINT64_C(1) << 63 | 1, text), "0,63");
-        assert_string_equal(event_index_format_counters(0, text), "");
-        free(ev);
-}
-
 static int setup(void **state) {
         static const char *const shared[] = { "PMAPI_PMLIST", NULL };
         int r;
@@ -933,8 +740,6 @@ int main(void) {
                 cmocka_unit_test(test_bad_usage_exits_2_with_a_message),
                 cmocka_unit_test(test_unprivileged_user_lists_the_same_catalog),
                 cmocka_unit_test(test_no_daemon_says_so_and_exits_2),
-                cmocka_unit_test(test_csv_writer_quotes_as_rfc_4180_asks),
-                cmocka_unit_test(test_event_index_lists_each_event_once_with_its_counters),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "manager-comm.h"
 
 /* What a new task inherits: the creator's program, owner, group and its own state at creation. */
 typedef struct Inheritance {
@@ -175,5 +176,9 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
 }
 
 int manager_watch_forks(Manager *m) {
-        return fork_watch_new(m->event, on_fork, m, &m->fork_watch);
+        int r = fork_watch_new(m->event, on_fork, m, &m->fork_watch);
+
+        if (r >= 0)
+                manager_watch_comm(m);          /* the same records carry thread names */
+        return r;
 }

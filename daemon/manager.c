@@ -12,6 +12,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "manager-comm.h"
 
 unsigned manager_default_max_contexts(void) {
         struct rlimit rl;
@@ -137,6 +138,8 @@ static int on_thread_exit(sd_event_source *s, int fd, uint32_t revents, void *us
 
         (void) s, (void) fd, (void) revents;
         log_debug("Thread %d of pid %d exited, context released.", (int) c->tid, (int) c->pid);
+        if (c->group)
+                manager_flush_comm(c->manager); /* its last name, for its group's record */
         context_died(c->manager, c);
         return 0;
 }

@@ -63,13 +63,13 @@ static size_t usage_list(const Report *r, Usage u[static 7]) {
         const struct rusage *ru = &r->rusage;
         size_t n = 0;
 
-        u[n++] = (Usage) { "User CPU time", "user_us", "us", timeval_us(ru->ru_utime) };
-        u[n++] = (Usage) { "System CPU time", "system_us", "us", timeval_us(ru->ru_stime) };
-        u[n++] = (Usage) { "Maximum resident set", "max_rss_kib", "KiB", ru->ru_maxrss };
-        u[n++] = (Usage) { "Minor page faults", "minor_faults", "", ru->ru_minflt };
-        u[n++] = (Usage) { "Major page faults", "major_faults", "", ru->ru_majflt };
-        u[n++] = (Usage) { "Voluntary switches", "voluntary_switches", "", ru->ru_nvcsw };
-        u[n++] = (Usage) { "Involuntary switches", "involuntary_switches", "", ru->ru_nivcsw };
+        u[n++] = (Usage) { "user CPU time", "user_us", "us", timeval_us(ru->ru_utime) };
+        u[n++] = (Usage) { "system CPU time", "system_us", "us", timeval_us(ru->ru_stime) };
+        u[n++] = (Usage) { "maximum resident set size", "max_rss_kib", "KiB", ru->ru_maxrss };
+        u[n++] = (Usage) { "minor page faults", "minor_faults", "", ru->ru_minflt };
+        u[n++] = (Usage) { "major page faults", "major_faults", "", ru->ru_majflt };
+        u[n++] = (Usage) { "voluntary context switches", "voluntary_switches", "", ru->ru_nvcsw };
+        u[n++] = (Usage) { "involuntary context switches", "involuntary_switches", "", ru->ru_nivcsw };
         return n;
 }
 
@@ -125,6 +125,7 @@ static int text_events(const Report *r, FILE *f) {
         return text_table_print(t, f);
 }
 
+/* As perf stat writes them: the value, its unit, what it is. */
 static int text_usage(const Report *r, FILE *f) {
         _cleanup_(text_table_freep) TextTable *t = NULL;
         char value[THOUSANDS_MAX];
@@ -135,9 +136,8 @@ static int text_usage(const Report *r, FILE *f) {
         k = text_table_new(3, &t);
         if (k < 0)
                 return k;
-        text_table_align_right(t, 1);
+        text_table_align_right(t, 0);
         for (size_t i = 0; i < n; i++) {
-                text_table_add(t, "  %s", u[i].label);
                 if (strcmp(u[i].unit, "us") == 0) {
                         /* Seconds read better; the CSV and JSON forms keep microseconds. */
                         text_table_add(t, "%.6f", (double) u[i].value / 1e6);
@@ -146,6 +146,7 @@ static int text_usage(const Report *r, FILE *f) {
                         text_table_add(t, "%s", format_thousands(u[i].value, value));
                         text_table_add(t, "%s", u[i].unit);
                 }
+                text_table_add(t, "%s", u[i].label);
         }
         return text_table_print(t, f);
 }

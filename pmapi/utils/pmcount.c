@@ -35,9 +35,14 @@
 
 DEFINE_FREEP(FILE, fclose);
 
-/* perf stat's default software events, then its hardware ones where this machine has them. */
-static const char *const default_events[] = {
+/* perf stat's default events where this machine has them. Switches and migrations happen in the
+ * kernel: in user mode alone they count nothing, so the page faults take their place there. */
+static const char *const default_events_kernel[] = {
         "PM_TASK_CLOCK", "PM_CTX_SW", "PM_CPU_MIGR", "PM_PAGE_FLT",
+        "PM_CYC", "PM_INST_CMPL", "PM_BR_CMPL", "PM_BR_MPRED",
+};
+static const char *const default_events_user[] = {
+        "PM_TASK_CLOCK", "PM_PAGE_FLT", "PM_MINOR_FLT", "PM_MAJOR_FLT",
         "PM_CYC", "PM_INST_CMPL", "PM_BR_CMPL", "PM_BR_MPRED",
 };
 
@@ -47,8 +52,9 @@ static void help(void) {
                "creates; print each event's total, the elapsed time and the resource usage.\n\n"
                "Options:\n"
                "  -e --events=LIST   Events per counter from 0, by name or id; '-' for none\n"
-               "                     (default: PM_TASK_CLOCK,PM_CTX_SW,PM_CPU_MIGR,PM_PAGE_FLT,\n"
-               "                     and the hardware events of perf stat's default where present)\n"
+               "                     (default: PM_TASK_CLOCK,PM_PAGE_FLT,PM_MINOR_FLT,PM_MAJOR_FLT,\n"
+               "                     with -k PM_TASK_CLOCK,PM_CTX_SW,PM_CPU_MIGR,PM_PAGE_FLT; then\n"
+               "                     PM_CYC,PM_INST_CMPL,PM_BR_CMPL,PM_BR_MPRED where present)\n"
                "  -k --kernel        Count kernel mode as well as user mode\n"
                "  -t --per-thread    One row per thread that ran, exited ones included\n"
                "  -o --output=FILE   Write the report to FILE instead of standard error\n"
@@ -143,15 +149,16 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         return 0;
 }
 
-/* The default program: each event of default_events that this machine has, in the next counter
- * that offers it. */
-static void default_program(const pm_info_t *info, int events[MAX_COUNTERS]) {
+/* The default program: each default event that this machine has, in the next counter that offers
+ * it. */
+static void default_program(const pm_info_t *info, bool kernel, int events[MAX_COUNTERS]) {
+        const char *const *names = kernel ? default_events_kernel : default_events_user;
         int c = 0;
 
         for (int k = 0; k < MAX_COUNTERS; k++)
                 events[k] = COUNT_NOTHING;
-        for (size_t i = 0; i < ELEMENTSOF(default_events) && c < MAX_COUNTERS; i++) {
-                const pm_events_t *e = prog_text_event_by_name(info, c, default_events[i]);
+        for (size_t i = 0; i < ELEMENTSOF(default_events_user) && c < MAX_COUNTERS; i++) {
+                const pm_events_t *e = prog_text_event_by_name(info, c, names[i]);
                 if (e)
                         events[c++] = e->event_id;
         }
@@ -352,7 +359,7 @@ static int run(const Options *o, const pm_info_t *info) {
                         return EXIT_PMCOUNT_FAILED;
                 }
         } else
-                default_program(info, rep.prog.events);
+                default_program(info, o->kernel, rep.prog.events);
         /* Opened before the command runs, as perf stat does: a report that cannot be written is
          * known before the work is done. */
         if (o->output) {

@@ -20,11 +20,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <json-glib/json-glib.h>
+#include <systemd/sd-bus.h>
 
 #include "bus-fixture.h"
+#include "bus-names.h"
+#include "macro.h"
+#include "pmapi.h"
 #include "workload.h"
-
-#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* thread-pages THREADS PAGES ROUNDS: worker i touches (i + 1) * PAGES * ROUNDS pages, in all
  * PAGES * ROUNDS * THREADS * (THREADS + 1) / 2 = 250,000 here, plus the main thread's 25,000. */
@@ -461,6 +463,96 @@ static void test_own_failures_are_told_apart(void **state) {
         assert_int_equal(wait_for_context_count(0, 2000), 0);
 }
 
+/* GetGroupMembers on thread (pid, tid): 0 and the rows, or -errno with the error's name. */
+static int get_group_members(pid_t pid, pid_t tid, sd_bus_message **ret_reply, char *ret_error, size_t size) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus *bus = NULL;
+        int r;
+
+        r = sd_bus_open_system(&bus);
+        if (r >= 0)
+                r = sd_bus_call_method(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
+                                       "GetGroupMembers", &error, ret_reply, "ii", (int32_t) pid, (int32_t) tid);
+        if (r < 0 && ret_error)
+                snprintf(ret_error, size, "%s", error.name ? error.name : "");
+        sd_bus_flush_close_unref(bus);
+        return r;
+}
+
+static pid_t group_pid, group_tid;
+
+static int other_user_reads_members(void *arg) {
+        char name[256] = "";
+        int r;
+
+        (void) arg;
+        r = get_group_members(group_pid, group_tid, NULL, name, sizeof(name));
+        if (r >= 0 || strcmp(name, PMAPI_ERROR_NOT_OWNER) != 0) {
+                fprintf(stderr, "GetGroupMembers by nobody: %d '%s'\n", r, name);
+                return 1;
+        }
+        return 0;
+}
+
+/* The method itself: a live member is read live, under its name; another user is refused as
+ * GetGroupData refuses it; a thread without a group has none. */
+static void test_group_members_method_reads_live_members_and_checks_access(void **state) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const int64_t *counts;
+        char comm_expected[16], name[256];
+        const char *comm;
+        int32_t pid, tid;
+        uint32_t dropped;
+        pm_info_t info;
+        pm_prog_t prog = { .mode.w = PM_USER | PM_COUNT };
+        size_t n_bytes;
+        int alive, n = 0;
+        FILE *f;
+
+        (void) state;
+        f = fopen("/proc/thread-self/comm", "re");
+        assert_non_null(f);
+        assert_non_null(fgets(comm_expected, sizeof(comm_expected), f));
+        fclose(f);
+        comm_expected[strcspn(comm_expected, "\n")] = '\0';
+
+        assert_int_equal(pm_init(PM_VERIFIED, &info), 0);
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                prog.events[c] = COUNT_NOTHING;
+        for (int i = 0; i < info.maxevents[0]; i++)
+                if (strcmp(info.list_events[0][i].short_name, "PM_PAGE_FLT") == 0)
+                        prog.events[0] = info.list_events[0][i].event_id;
+        assert_int_equal(get_group_members(getpid(), gettid(), NULL, name, sizeof(name)) < 0, true);
+        assert_string_equal(name, PMAPI_ERROR_NO_CONTEXT);
+
+        assert_int_equal(pm_set_program_mygroup(&prog), 0);
+        assert_int_equal(touch_fresh_pages(100), 0);
+        assert_int_equal(pm_stop_mythread(), 0);
+        assert_true(get_group_members(getpid(), gettid(), &reply, NULL, 0) >= 0);
+        assert_true(sd_bus_message_enter_container(reply, 'a', "(iisbax)") > 0);
+        while (sd_bus_message_enter_container(reply, 'r', "iisbax") > 0) {
+                assert_true(sd_bus_message_read(reply, "iisb", &pid, &tid, &comm, &alive) >= 0);
+                assert_true(sd_bus_message_read_array(reply, 'x', (const void **) &counts, &n_bytes) >= 0);
+                assert_int_equal(n_bytes, MAX_COUNTERS * sizeof(int64_t));
+                assert_true(sd_bus_message_exit_container(reply) >= 0);
+                assert_int_equal(pid, getpid());
+                assert_int_equal(tid, gettid());
+                assert_string_equal(comm, comm_expected);
+                assert_true(alive);
+                assert_in_range(counts[0], 100, 103);
+                n++;
+        }
+        assert_int_equal(n, 1);
+        assert_true(sd_bus_message_exit_container(reply) >= 0);
+        assert_true(sd_bus_message_read(reply, "u", &dropped) >= 0);
+        assert_int_equal(dropped, 0);
+
+        group_pid = getpid();
+        group_tid = gettid();
+        assert_int_equal(run_as_nobody(other_user_reads_members, NULL), 0);
+        assert_int_equal(pm_delete_program_mygroup(), 0);
+}
+
 static int setup(void **state) {
         static const char *const shared[] = { "PMAPI_PMCOUNT", "PMAPI_THREAD_PAGES", "PMAPI_PRELOAD", NULL };
 
@@ -487,6 +579,7 @@ int main(void) {
                 cmocka_unit_test(test_output_file_takes_the_report_and_leaves_stdout_to_the_command),
                 cmocka_unit_test(test_exit_status_is_passed_through),
                 cmocka_unit_test(test_own_failures_are_told_apart),
+                cmocka_unit_test(test_group_members_method_reads_live_members_and_checks_access),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

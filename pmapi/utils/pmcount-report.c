@@ -258,6 +258,7 @@ static int write_csv(const Report *r, FILE *f) {
         if (WIFSIGNALED(s))
                 csv_row(&w, "command", NULL, "signal", NULL, WTERMSIG(s));
         csv_row(&w, "command", NULL, "elapsed_ns", NULL, (long long) r->elapsed_ns);
+        csv_row(&w, "command", NULL, "kernel_mode", NULL, r->options->kernel);
         csv_row(&w, "group", NULL, "threads", NULL, n_threads(r));
         csv_row(&w, "group", NULL, "consistent", NULL, r->total.ginfo.flags.b.consistent);
         for (int c = 0; c < MAX_COUNTERS; c++)

@@ -385,9 +385,8 @@ static int run(const Options *o, const pm_info_t *info) {
         }
         status = report_exit_code(&rep);
         r = report_write(&rep, out ? out : stderr);
-        if (r == 0 && out) {
+        if (r == 0 && out)
                 r = fclose(TAKE_PTR(out)) == 0 ? 0 : -errno;
-        }
         member_rows_done(&rep.rows);
         if (r < 0) {
                 fprintf(stderr, "pmcount: cannot write the report: %s\n", strerror(-r));

@@ -39,7 +39,6 @@ int context_new(const CounterBackend *backend, const EventTable *events, pid_t p
                         goto fail;
         }
         c->pidfd = pidfd;
-        (void) context_read_comm(c);    /* a thread gone meanwhile is the pin's business */
         *ret = c;
         return 0;
 fail:

@@ -44,8 +44,9 @@ typedef struct Context {
         uid_t owner_uid;                /* euid of the caller that created it */
         uid_t target_uid;               /* euid of the thread when the context was made */
         pid_t creator_pid;              /* the bus caller, or the creating thread's process */
-        char comm[CONTEXT_COMM_MAX];    /* the thread's name: read at creation, then from perf COMM
-                                         * records (exec, PR_SET_NAME); "" if unknown */
+        char comm[CONTEXT_COMM_MAX];    /* the thread's name: its creator's, or read from /proc for a
+                                         * context a caller made; then from perf COMM records (exec,
+                                         * PR_SET_NAME); "" if unknown */
         ContextOrigin origin;
         Program program;                /* as set; the count bit is the initial state */
         ProgramEncoding encoding;

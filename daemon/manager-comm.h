@@ -1,5 +1,6 @@
-/* manager-comm.h: contexts follow their threads' names. A context reads its thread's name from
- * /proc when it is made (context.c); after that, perf COMM records from the fork watch (exec,
+/* manager-comm.h: contexts follow their threads' names. A context takes its creator's name when
+ * it is inherited (the kernel copies it at clone; inherit.c), or reads it from /proc when a caller
+ * makes it (manager.c); after that, perf COMM records from the fork watch (exec,
  * prctl(PR_SET_NAME), pthread_setname_np) update it, so that a dead member's record in its group
  * carries the last name the thread had: a command's main thread is named after the command, not
  * after the program that forked it. */

@@ -287,7 +287,10 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
                         goto fail;
         }
 
-        /* No failure after this point. */
+        /* No failure after this point. An inherited context takes its creator's name (inherit.c),
+         * with no system call on the way to a new thread's first counts. */
+        if (spec->origin == CONTEXT_SET_PROGRAM || spec->origin == CONTEXT_SET_GROUP_PROGRAM)
+                (void) context_read_comm(c);
         g_hash_table_insert(m->threads, GINT_TO_POINTER(tid), c);
         uid_count_add(m, spec->owner_uid, +1);
         update_fork_watch(m);

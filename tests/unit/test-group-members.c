@@ -3,8 +3,8 @@
  * counts, and the records plus the live members add up to the group's data; a member that leaves
  * takes its data along and leaves no record; past the per-group and the all-groups bounds a death
  * is only counted as dropped, while its counts stay in the group; freeing a group gives its share
- * of the bound back. Then through the manager, with a real thread: the name a context reads from
- * /proc when it is made is the one its record carries after the thread exits. */
+ * of the bound back. Then through the manager, with real threads: a context a caller makes reads its
+ * thread's name from /proc, an inherited one takes its creator's, and the records keep them. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -239,10 +239,12 @@ static void test_name_is_kept_as_the_kernel_keeps_it(void **state) {
         group_free(g);
 }
 
-/* Through the manager: a real thread, named before its context is made. */
+/* Through the manager: real threads, parked until the test lets them go. */
 typedef struct Parked {
+        pthread_t thread;
         pthread_mutex_t lock;
         pthread_cond_t cond;
+        const char *name;               /* it names itself this first, or keeps its creator's */
         pid_t tid;
         bool may_exit;
 } Parked;
@@ -250,7 +252,8 @@ typedef struct Parked {
 static void *parked_main(void *arg) {
         Parked *p = arg;
 
-        (void) pthread_setname_np(pthread_self(), "gm-parked");
+        if (p->name)
+                (void) pthread_setname_np(pthread_self(), p->name);
         pthread_mutex_lock(&p->lock);
         p->tid = gettid();
         pthread_cond_broadcast(&p->cond);
@@ -260,56 +263,90 @@ static void *parked_main(void *arg) {
         return NULL;
 }
 
-static void test_exited_member_record_carries_the_name_read_at_creation(void **state) {
-        Parked p = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
-        Caller caller = { .pid = getpid(), .euid = geteuid(), .egid = getegid() };
-        Program prog = program_with(PM_USER | PM_COUNT);
-        Context *c = NULL, *worker = NULL;
-        EventTable *t = NULL;
-        bool attached = false;
-        Manager *m = NULL;
-        Group *g = NULL;
-        pthread_t thread;
+static void parked_start(Parked *p, const char *name) {
+        *p = (Parked) { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .name = name };
+        assert_int_equal(pthread_create(&p->thread, NULL, parked_main, p), 0);
+        pthread_mutex_lock(&p->lock);
+        while (p->tid == 0)
+                pthread_cond_wait(&p->cond, &p->lock);
+        pthread_mutex_unlock(&p->lock);
+}
+
+/* Lets it exit and waits until its pidfd says so, as pmapid's exit watch would see it. */
+static void parked_finish(Parked *p) {
         int pidfd = -1;
 
-        (void) state;
-        assert_int_equal(event_table_new_unprobed(event_sources, n_event_sources, &t), 0);
-        assert_int_equal(manager_new(NULL, &counter_backend_fake, t, &m), 0);
-        m->self_pid = 0;
-        assert_int_equal(pthread_create(&thread, NULL, parked_main, &p), 0);
-        pthread_mutex_lock(&p.lock);
-        while (p.tid == 0)
-                pthread_cond_wait(&p.cond, &p.lock);
-        pthread_mutex_unlock(&p.lock);
-
-        assert_int_equal(manager_set_group_program(m, &caller, caller.pid, gettid(), &prog, NULL), 0);
-        assert_int_equal(manager_inherit(m, &caller, caller.pid, p.tid, caller.pid, gettid(), UINT64_MAX,
-                                         &attached), 0);
-        assert_true(attached);
-        assert_int_equal(manager_get_group(m, &caller, caller.pid, p.tid, &worker, &g, NULL), 0);
-        assert_string_equal(worker->comm, "gm-parked");
-        counter_fake_count(worker->counters, 0, 17);
-
-        /* The thread exits; the manager finds it dead on the next lookup (no event loop here). */
-        assert_int_equal(thread_pin(getpid(), p.tid, &pidfd), 0);
-        pthread_mutex_lock(&p.lock);
-        p.may_exit = true;
-        pthread_cond_broadcast(&p.cond);
-        pthread_mutex_unlock(&p.lock);
-        assert_int_equal(pthread_join(thread, NULL), 0);
+        assert_int_equal(thread_pin(getpid(), p->tid, &pidfd), 0);
+        pthread_mutex_lock(&p->lock);
+        p->may_exit = true;
+        pthread_cond_broadcast(&p->cond);
+        pthread_mutex_unlock(&p->lock);
+        assert_int_equal(pthread_join(p->thread, NULL), 0);
         while (thread_pin_alive(pidfd))
                 usleep(1000);
         close(pidfd);
-        assert_null(manager_lookup(m, p.tid));
+}
+
+static Manager *new_manager(void) {
+        EventTable *t = NULL;
+        Manager *m = NULL;
+
+        assert_int_equal(event_table_new_unprobed(event_sources, n_event_sources, &t), 0);
+        assert_int_equal(manager_new(NULL, &counter_backend_fake, t, &m), 0);
+        m->self_pid = 0;                /* the targets are this process's threads */
+        return m;
+}
+
+static void own_comm(char buf[static 16]) {
+        FILE *f = fopen("/proc/thread-self/comm", "re");
+
+        assert_non_null(f);
+        assert_non_null(fgets(buf, 16, f));
+        fclose(f);
+        buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* A group a caller makes on a thread: the first member's name comes from /proc. An inherited
+ * member's is its creator's, which the kernel copied when it cloned the thread. Both stay in the
+ * records after the threads exit (no event loop here: the next lookup finds them dead). */
+static void test_exited_members_keep_the_name_read_or_inherited(void **state) {
+        Caller caller = { .pid = getpid(), .euid = geteuid(), .egid = getegid() };
+        Program prog = program_with(PM_USER | PM_COUNT);
+        Context *first = NULL, *second = NULL;
+        Parked named, unnamed;
+        char creator_comm[16];
+        bool attached = false;
+        Manager *m = new_manager();
+        Group *g = NULL;
+
+        (void) state;
+        own_comm(creator_comm);
+        parked_start(&named, "gm-parked");
+        parked_start(&unnamed, NULL);
+        assert_int_equal(manager_set_group_program(m, &caller, caller.pid, named.tid, &prog, NULL), 0);
+        assert_int_equal(manager_get_group(m, &caller, caller.pid, named.tid, &first, &g, NULL), 0);
+        assert_string_equal(first->comm, "gm-parked");
+        assert_int_equal(manager_inherit(m, &caller, caller.pid, unnamed.tid, caller.pid, named.tid, UINT64_MAX,
+                                         &attached), 0);
+        assert_true(attached);
+        assert_int_equal(manager_get_group(m, &caller, caller.pid, unnamed.tid, &second, &g, NULL), 0);
+        assert_string_equal(second->comm, "gm-parked");         /* its creator's, not ours */
+        context_set_comm(second, creator_comm);                 /* as a COMM record would */
+        counter_fake_count(first->counters, 0, 17);
+        counter_fake_count(second->counters, 0, 4);
+
+        parked_finish(&unnamed);
+        assert_null(manager_lookup(m, unnamed.tid));
         assert_int_equal(g->n_records, 1);
-        assert_int_equal(g->records[0].tid, p.tid);
-        assert_int_equal(g->records[0].pid, getpid());
-        assert_string_equal(g->records[0].comm, "gm-parked");
-        assert_int_equal(g->records[0].counts[0], 17);
-        assert_int_equal(manager_get_group(m, &caller, caller.pid, gettid(), &c, &g, NULL), 0);
-        manager_delete_group(m, g);
-        manager_free(m);
+        assert_int_equal(g->records[0].tid, unnamed.tid);
+        assert_string_equal(g->records[0].comm, creator_comm);
+        assert_int_equal(g->records[0].counts[0], 4);
+        parked_finish(&named);
+        /* The last live member: its death releases the group, records and all. */
+        assert_null(manager_lookup(m, named.tid));
+        assert_null(manager_find_group(m, g->id));
         assert_int_equal(group_n_records_total(), 0);
+        manager_free(m);
 }
 
 static int setup(void **state) {
@@ -351,7 +388,7 @@ int main(void) {
                 cmocka_unit_test(test_name_is_kept_as_the_kernel_keeps_it),
         };
         const struct CMUnitTest manager_tests[] = {
-                cmocka_unit_test(test_exited_member_record_carries_the_name_read_at_creation),
+                cmocka_unit_test(test_exited_members_keep_the_name_read_or_inherited),
         };
         int r;
 

@@ -318,6 +318,7 @@ static void test_exited_members_keep_the_name_read_or_inherited(void **state) {
         bool attached = false;
         Manager *m = new_manager();
         Group *g = NULL;
+        unsigned id;
 
         (void) state;
         own_comm(creator_comm);
@@ -341,10 +342,11 @@ static void test_exited_members_keep_the_name_read_or_inherited(void **state) {
         assert_int_equal(g->records[0].tid, unnamed.tid);
         assert_string_equal(g->records[0].comm, creator_comm);
         assert_int_equal(g->records[0].counts[0], 4);
+        id = g->id;
         parked_finish(&named);
         /* The last live member: its death releases the group, records and all. */
         assert_null(manager_lookup(m, named.tid));
-        assert_null(manager_find_group(m, g->id));
+        assert_null(manager_find_group(m, id));
         assert_int_equal(group_n_records_total(), 0);
         manager_free(m);
 }

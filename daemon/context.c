@@ -2,7 +2,10 @@
  * reset is a kernel reset, never a software offset, so a direct read of the counters would agree
  * with what the daemon reports. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "accounting.h"
@@ -140,4 +143,27 @@ int context_read(Context *c, int64_t accu[MAX_COUNTERS]) {
 
 Program context_get_program(const Context *c) {
         return program_with_count(&c->program, c->counting);
+}
+
+void context_set_comm(Context *c, const char *comm) {
+        (void) snprintf(c->comm, sizeof(c->comm), "%s", comm);
+}
+
+int context_read_comm(Context *c) {
+        char path[64], buf[CONTEXT_COMM_MAX + 1];
+        _cleanup_close_ int fd = -1;
+        ssize_t n;
+
+        (void) snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int) c->pid, (int) c->tid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return -errno;
+        while (n > 0 && buf[n - 1] == '\n')
+                n--;
+        buf[n] = '\0';
+        context_set_comm(c, buf);
+        return 0;
 }

@@ -17,6 +17,9 @@ struct Group;
  * the state its creator had at T, even when the creator's next call was handled first. */
 #define CONTEXT_STATE_HISTORY 8
 
+/* A thread's name as the kernel keeps it (TASK_COMM_LEN), with its NUL. */
+#define CONTEXT_COMM_MAX 16
+
 typedef struct StateChange {
         uint64_t time_ns;               /* CLOCK_MONOTONIC */
         bool counting;                  /* the state from then on */
@@ -41,6 +44,9 @@ typedef struct Context {
         uid_t owner_uid;                /* euid of the caller that created it */
         uid_t target_uid;               /* euid of the thread when the context was made */
         pid_t creator_pid;              /* the bus caller, or the creating thread's process */
+        char comm[CONTEXT_COMM_MAX];    /* the thread's name: its creator's, or read from /proc for a
+                                         * context a caller made; then from perf COMM records (exec,
+                                         * PR_SET_NAME); "" if unknown */
         ContextOrigin origin;
         Program program;                /* as set; the count bit is the initial state */
         ProgramEncoding encoding;
@@ -73,3 +79,7 @@ bool context_counting_at(const Context *c, uint64_t t);
 int context_read(Context *c, int64_t accu[MAX_COUNTERS]);
 /* The program as get_program reports it: the count bit is the current state. */
 Program context_get_program(const Context *c);
+/* The thread's name changed (a perf COMM record): at most CONTEXT_COMM_MAX - 1 bytes are kept. */
+void context_set_comm(Context *c, const char *comm);
+/* Reads /proc/<pid>/task/<tid>/comm into c->comm; leaves it alone if the thread is gone. */
+int context_read_comm(Context *c);

@@ -1,6 +1,7 @@
 /* fork-watch.c: see fork-watch.h. Owns one dummy perf event, its ring buffer and its sd-event source
- * per online CPU, and nothing else: what a new thread means for counting is the caller's business.
- * Mechanism and measurements: reference/linux-mechanisms.md, Q6 ("perf's own PERF_RECORD_FORK"). */
+ * per online CPU, and nothing else: what a new thread or a new name means for counting is the
+ * caller's business. Mechanism and measurements: reference/linux-mechanisms.md, Q6 ("perf's own
+ * PERF_RECORD_FORK"). */
 #include <assert.h>
 #include <errno.h>
 #include <glib.h>
@@ -40,6 +41,21 @@ typedef struct LostRecord {
         uint64_t id, lost;
 } LostRecord;
 
+/* PERF_RECORD_COMM: pid, tid, then the name NUL-terminated and padded to 8 bytes, then the
+ * sample_id (the time). The kernel copies at most TASK_COMM_LEN (16) bytes of name. */
+typedef struct CommRecordHead {
+        struct perf_event_header header;
+        uint32_t pid, tid;
+} CommRecordHead;
+
+/* One record of either kind as a drain hands it on, so that one sort puts both in kernel order. */
+typedef struct WatchRecord {
+        uint64_t time;
+        uint32_t type;                          /* PERF_RECORD_FORK or PERF_RECORD_COMM */
+        uint32_t pid, ppid, tid, ptid;          /* COMM: pid and tid only */
+        char comm[FORK_WATCH_COMM_MAX];
+} WatchRecord;
+
 typedef struct ForkWatchCpu {
         unsigned cpu;
         int fd;
@@ -53,9 +69,13 @@ typedef struct ForkWatchCpu {
 struct ForkWatch {
         ForkWatchHandler handler;
         void *userdata;
+        ForkWatchCommHandler comm_handler;      /* NULL: COMM records are dropped */
+        void *comm_userdata;
         ForkWatchCpu *cpus;
         size_t n_cpus;
-        GArray *batch;                          /* ForkRecord, reused from one drain to the next */
+        GArray *batch;                          /* WatchRecord, reused from one drain to the next;
+                                                 * fork records a comm-only drain left for later */
+        sd_event_source *later;                 /* dispatches what a comm-only drain left */
         uint64_t n_lost;
         bool enabled, dispatching;
 };
@@ -72,6 +92,7 @@ ForkWatch *fork_watch_free(ForkWatch *w) {
                 close(c->fd);
         }
         free(w->cpus);
+        sd_event_source_disable_unref(w->later);
         if (w->batch)
                 g_array_unref(w->batch);
         free(w);
@@ -86,6 +107,17 @@ static void ring_copy(const ForkWatchCpu *c, uint64_t pos, void *dst, size_t len
 
         memcpy(dst, c->data + off, first);
         memcpy((uint8_t *) dst + first, c->data, len - first);
+}
+
+static void read_comm(const ForkWatchCpu *c, uint64_t pos, const struct perf_event_header *h, WatchRecord *ret) {
+        CommRecordHead head;
+        size_t n = h->size - sizeof(head) - sizeof(uint64_t);  /* the name and its padding */
+
+        ring_copy(c, pos, &head, sizeof(head));
+        *ret = (WatchRecord) { .type = PERF_RECORD_COMM, .pid = head.pid, .tid = head.tid };
+        ring_copy(c, pos + sizeof(head), ret->comm, MIN(n, sizeof(ret->comm) - 1));
+        ret->comm[sizeof(ret->comm) - 1] = '\0';
+        ring_copy(c, pos + h->size - sizeof(uint64_t), &ret->time, sizeof(ret->time));
 }
 
 static void cpu_read(ForkWatch *w, ForkWatchCpu *c) {
@@ -105,13 +137,22 @@ static void cpu_read(ForkWatch *w, ForkWatchCpu *c) {
                         ForkRecord r;
 
                         ring_copy(c, tail, &r, sizeof(r));
-                        g_array_append_val(w->batch, r);
+                        g_array_append_val(w->batch, ((WatchRecord) { .time = r.time, .type = PERF_RECORD_FORK,
+                                                                     .pid = r.pid, .ppid = r.ppid,
+                                                                     .tid = r.tid, .ptid = r.ptid }));
+                } else if (h.type == PERF_RECORD_COMM &&
+                           h.size >= sizeof(CommRecordHead) + 2 * sizeof(uint64_t)) {
+                        WatchRecord r;
+
+                        read_comm(c, tail, &h, &r);
+                        if (w->comm_handler)
+                                g_array_append_val(w->batch, r);
                 } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(LostRecord)) {
                         LostRecord r;
 
                         ring_copy(c, tail, &r, sizeof(r));
                         w->n_lost += r.lost;
-                        log_warning("Fork watch: kernel lost %" PRIu64 " fork records on CPU %u, ignoring",
+                        log_warning("Fork watch: kernel lost %" PRIu64 " records on CPU %u, ignoring",
                                     (uint64_t) r.lost, c->cpu);
                 }
                 tail += h.size;
@@ -120,35 +161,78 @@ static void cpu_read(ForkWatch *w, ForkWatchCpu *c) {
         __atomic_store_n(&c->meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-static gint fork_record_compare(gconstpointer a, gconstpointer b) {
-        const ForkRecord *x = a, *y = b;
+static gint record_compare(gconstpointer a, gconstpointer b) {
+        const WatchRecord *x = a, *y = b;
 
         return x->time < y->time ? -1 : x->time > y->time;
 }
 
-void fork_watch_flush(ForkWatch *w) {
-        assert(w);
-        if (w->dispatching)
-                return;
+/* Reads every CPU's new records into the batch, in kernel order with what is already there. */
+static void drain(ForkWatch *w) {
         /* Read every head before any record, so that a batch is one cut through time and sorting it
          * gives kernel order across CPUs. Acquire: the records are written before their head. */
         for (size_t i = 0; i < w->n_cpus; i++)
                 w->cpus[i].head = __atomic_load_n(&w->cpus[i].meta->data_head, __ATOMIC_ACQUIRE);
         for (size_t i = 0; i < w->n_cpus; i++)
                 cpu_read(w, &w->cpus[i]);
-        if (w->batch->len == 0)
-                return;
-        g_array_sort(w->batch, fork_record_compare);    /* stable since glib 2.32: ties keep CPU order */
+        g_array_sort(w->batch, record_compare);        /* stable since glib 2.32: ties keep CPU order */
+}
 
-        w->dispatching = true;
-        for (guint i = 0; i < w->batch->len; i++) {
-                const ForkRecord *r = &g_array_index(w->batch, ForkRecord, i);
-
+static void dispatch(ForkWatch *w, const WatchRecord *r) {
+        if (r->type == PERF_RECORD_FORK)
                 w->handler((pid_t) r->pid, (pid_t) r->tid, (pid_t) r->ppid, (pid_t) r->ptid, r->time,
                            w->userdata);
-        }
+        else if (w->comm_handler)
+                w->comm_handler((pid_t) r->pid, (pid_t) r->tid, r->comm, r->time, w->comm_userdata);
+}
+
+void fork_watch_flush(ForkWatch *w) {
+        assert(w);
+        if (w->dispatching)
+                return;
+        drain(w);
+        if (w->batch->len == 0)
+                return;
+        w->dispatching = true;
+        for (guint i = 0; i < w->batch->len; i++)
+                dispatch(w, &g_array_index(w->batch, WatchRecord, i));
         w->dispatching = false;
         g_array_set_size(w->batch, 0);
+}
+
+void fork_watch_flush_comm(ForkWatch *w) {
+        guint kept = 0;
+
+        assert(w);
+        if (w->dispatching || !w->comm_handler)
+                return;
+        drain(w);
+        w->dispatching = true;
+        for (guint i = 0; i < w->batch->len; i++) {
+                const WatchRecord *r = &g_array_index(w->batch, WatchRecord, i);
+
+                if (r->type == PERF_RECORD_COMM)
+                        dispatch(w, r);
+                else
+                        g_array_index(w->batch, WatchRecord, kept++) = *r;
+        }
+        w->dispatching = false;
+        g_array_set_size(w->batch, kept);
+        /* The fork records wait for the next turn of the loop, where attaching is safe again. */
+        if (kept > 0 && w->later)
+                (void) sd_event_source_set_enabled(w->later, SD_EVENT_ONESHOT);
+}
+
+void fork_watch_set_comm_handler(ForkWatch *w, ForkWatchCommHandler handler, void *userdata) {
+        assert(w);
+        w->comm_handler = handler;
+        w->comm_userdata = userdata;
+}
+
+static int on_later(sd_event_source *s, void *userdata) {
+        (void) s;
+        fork_watch_flush(userdata);
+        return 0;
 }
 
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -170,6 +254,10 @@ static int fork_watch_open_cpu(ForkWatch *w, sd_event *event, unsigned cpu) {
                 .wakeup_watermark = 1,
                 .use_clockid = 1,
                 .clockid = CLOCK_MONOTONIC,
+                /* Thread names too (exec and PR_SET_NAME), for the member records of groups;
+                 * comm_exec marks the exec ones (since 3.16). */
+                .comm = 1,
+                .comm_exec = 1,
         };
         _cleanup_close_ int fd = -1;
         ForkWatchCpu *cpus, *c;
@@ -236,7 +324,12 @@ int fork_watch_new(sd_event *event, ForkWatchHandler handler, void *userdata, Fo
                 return -ENOMEM;
         w->handler = handler;
         w->userdata = userdata;
-        w->batch = g_array_new(FALSE, FALSE, sizeof(ForkRecord));
+        w->batch = g_array_new(FALSE, FALSE, sizeof(WatchRecord));
+        r = sd_event_add_defer(event, &w->later, on_later, w);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(w->later, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(w->later, "fork-watch-later");
 
         for (const char *p = online; (r = cpu_list_next(&p, &first, &last)) > 0;)
                 for (unsigned cpu = first; cpu <= last; cpu++) {
@@ -273,6 +366,8 @@ int fork_watch_set_enabled(ForkWatch *w, bool enabled) {
 
                 __atomic_store_n(&m->data_tail, head, __ATOMIC_RELEASE);
         }
+        if (!enabled && !w->dispatching)
+                g_array_set_size(w->batch, 0);
         w->enabled = enabled;
         return 0;
 }

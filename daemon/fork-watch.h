@@ -1,9 +1,10 @@
-/* fork-watch.h: which thread created each new thread or process on the machine. The netlink process
- * connector reports only the creator's process (task->real_parent), never the creating thread, which
- * AIX inheritance needs; perf's own PERF_RECORD_FORK side-band records carry it (ptid). One dummy
- * perf event per online CPU feeds a ring buffer each; this module drains them and hands the records
- * to one handler. It knows nothing about contexts. CPUs that come online after fork_watch_new() are
- * not watched. */
+/* fork-watch.h: which thread created each new thread or process on the machine, and what threads
+ * are called. The netlink process connector reports only the creator's process
+ * (task->real_parent), never the creating thread, which AIX inheritance needs; perf's own
+ * PERF_RECORD_FORK side-band records carry it (ptid), and PERF_RECORD_COMM records carry each new
+ * name. One dummy perf event per online CPU feeds a ring buffer each; this module drains them and
+ * hands the records to two handlers. It knows nothing about contexts. CPUs that come online after
+ * fork_watch_new() are not watched. */
 #pragma once
 
 #include <stdbool.h>
@@ -20,6 +21,13 @@ typedef struct ForkWatch ForkWatch;
 typedef void (*ForkWatchHandler)(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_ns,
                                  void *userdata);
 
+/* A thread's name changed: an exec, prctl(PR_SET_NAME), pthread_setname_np. comm is what the
+ * kernel reported (at most FORK_WATCH_COMM_MAX - 1 bytes), time_ns CLOCK_MONOTONIC. Called in kernel
+ * order with the fork records. */
+#define FORK_WATCH_COMM_MAX 16
+typedef void (*ForkWatchCommHandler)(pid_t pid, pid_t tid, const char *comm, uint64_t time_ns,
+                                     void *userdata);
+
 /* Needs CAP_PERFMON (or root): -EACCES/-EPERM come back unchanged so the daemon can log and run
  * without thread-creation tracking. */
 int fork_watch_new(sd_event *event, ForkWatchHandler handler, void *userdata, ForkWatch **ret);
@@ -33,6 +41,13 @@ int fork_watch_set_enabled(ForkWatch *w, bool enabled);
  * whose answer depends on recent thread creations). The kernel writes a record before clone() returns
  * to the creator, so a creation the caller already knows about is always seen. */
 void fork_watch_flush(ForkWatch *w);
+
+/* Names are dropped until a handler is set. */
+void fork_watch_set_comm_handler(ForkWatch *w, ForkWatchCommHandler handler, void *userdata);
+/* Drains every CPU's buffer now but hands on only the COMM records; fork records wait for the next
+ * turn of the event loop. For a caller that must not see contexts attached under it (a thread's
+ * exit handler that wants its last name), and safe wherever fork_watch_flush() is. */
+void fork_watch_flush_comm(ForkWatch *w);
 
 /* Records lost by the kernel since start (PERF_RECORD_LOST), for logging / tests. */
 uint64_t fork_watch_n_lost(const ForkWatch *w);

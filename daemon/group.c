@@ -6,6 +6,12 @@
 #include "group.h"
 #include "macro.h"
 
+static size_t n_records_total;  /* over every group of the process: one pmapid, one manager */
+
+size_t group_n_records_total(void) {
+        return n_records_total;
+}
+
 int group_new(unsigned id, pid_t pid, uid_t owner_uid, const Program *program, bool process, Group **ret) {
         Group *g = calloc(1, sizeof(*g));
 
@@ -28,6 +34,8 @@ Group *group_free(Group *g) {
         for (size_t i = 0; i < g->n_live; i++)
                 g->live[i]->group = NULL;
         free(g->live);
+        n_records_total -= g->n_records;
+        free(g->records);
         free(g);
         return NULL;
 }
@@ -60,6 +68,21 @@ int group_add(Group *g, Context *c) {
         return context_apply_state(c);
 }
 
+/* Room for one more record, or false when a bound (or memory) says no. */
+static bool reserve_record(Group *g) {
+        if (g->n_records >= GROUP_MAX_RECORDS || n_records_total >= GROUP_MAX_RECORDS_TOTAL)
+                return false;
+        if (g->n_records == g->n_records_allocated) {
+                size_t n = g->n_records_allocated ? 2 * g->n_records_allocated : 16;
+                GroupMemberRecord *l = reallocarray(g->records, n, sizeof(GroupMemberRecord));
+                if (!l)
+                        return false;
+                g->records = l;
+                g->n_records_allocated = n;
+        }
+        return true;
+}
+
 int group_member_died(Group *g, Context *c) {
         AcctVector final;
         int r;
@@ -68,6 +91,15 @@ int group_member_died(Group *g, Context *c) {
         if (r < 0)
                 return r;
         acct_member_died(g->retained, final);
+        if (reserve_record(g)) {
+                GroupMemberRecord *rec = &g->records[g->n_records++];
+
+                *rec = (GroupMemberRecord) { .pid = c->pid, .tid = c->tid };
+                memcpy(rec->comm, c->comm, sizeof(rec->comm));
+                memcpy(rec->counts, final, sizeof(AcctVector));
+                n_records_total++;
+        } else if (g->n_records_dropped < UINT32_MAX)
+                g->n_records_dropped++;
         remove_live(g, c);
         return 0;
 }

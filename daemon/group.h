@@ -9,6 +9,21 @@
 #include "accounting.h"
 #include "context.h"
 
+/* Each member that died leaves a record: who it was and its final counts (what its counters read
+ * at its death: since its last own reset, not since the group's). Bounded: a group keeps at most
+ * GROUP_MAX_RECORDS, and all groups together GROUP_MAX_RECORDS_TOTAL (~90 bytes each); the
+ * records past either bound are only counted, in n_records_dropped. Members that leave (their
+ * context deleted) take their data out of the group and leave no record. */
+#define GROUP_MAX_RECORDS 65536
+#define GROUP_MAX_RECORDS_TOTAL (4 * GROUP_MAX_RECORDS)
+
+typedef struct GroupMemberRecord {
+        pid_t pid;
+        pid_t tid;
+        char comm[CONTEXT_COMM_MAX];
+        AcctVector counts;
+} GroupMemberRecord;
+
 typedef struct Group {
         unsigned id;
         pid_t pid;                      /* the process it was created in */
@@ -22,6 +37,9 @@ typedef struct Group {
         AcctVector retained;
         Context **live;                 /* not owned */
         size_t n_live, n_allocated;
+        GroupMemberRecord *records;     /* dead members, in the order they died */
+        size_t n_records, n_records_allocated;
+        uint32_t n_records_dropped;     /* deaths past the bounds: counted in the total, no record */
 } Group;
 
 int group_new(unsigned id, pid_t pid, uid_t owner_uid, const Program *program, bool process, Group **ret);
@@ -31,7 +49,8 @@ bool group_counting(const struct Group *g);
 
 /* c joins as a live member with counters at zero; its counting follows the AND rule at once. */
 int group_add(Group *g, Context *c);
-/* c's thread died: its final counts stay in the group and it stays counted in n_members. */
+/* c's thread died: its final counts stay in the group and it stays counted in n_members, and it
+ * leaves a record (bounds permitting). */
 int group_member_died(Group *g, Context *c);
 /* c leaves (its context is deleted): its data leaves the group with it. */
 void group_member_left(Group *g, Context *c);
@@ -41,6 +60,8 @@ int group_stop(Group *g, Context *caller);
 /* Resets the caller and the group; other members keep their data (A3). */
 int group_reset(Group *g, Context *caller);
 int group_read(Group *g, AcctVector ret);
+/* Records of dead members held by all groups together (for the bound and for tests). */
+size_t group_n_records_total(void);
 /* The program as get_program reports it: the count bit is the group state, PM_PROCESS the kind. */
 Program group_get_program(const Group *g);
 /* pm_ginfo_t.flags.w: consistent 0x1, process 0x2. */

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "manager-comm.h"
 
 /* What a new task inherits: the creator's program, owner, group and its own state at creation. */
 typedef struct Inheritance {
@@ -21,6 +22,7 @@ typedef struct Inheritance {
         uid_t target_uid;               /* a new thread has its creator's credentials */
         Group *group;
         bool counting;
+        const char *comm;               /* the creator's name, which the kernel copied; NULL: ask /proc */
 } Inheritance;
 
 /* A process group takes every new thread of its process, whoever created it (AIX §4.3). */
@@ -48,14 +50,14 @@ static int inheritance_for(Manager *m, pid_t pid, pid_t ppid, pid_t ptid, uint64
         if (parent && parent->pid == ppid && program_inherits(&parent->program) &&
             !(parent->group && parent->group->process && pid != ppid)) {
                 *ret = (Inheritance) { &parent->program, parent->owner_uid, parent->target_uid, parent->group,
-                                       context_counting_at(parent, created_ns) };
+                                       context_counting_at(parent, created_ns), parent->comm };
                 return 0;
         }
         g = pid == ppid ? process_group_of(m, pid) : NULL;
         if (!g)
                 return -ENODATA;
         *ret = (Inheritance) { &g->program, g->owner_uid, g->target_uid, g,
-                               program_counts_on_start(&g->program) };
+                               program_counts_on_start(&g->program), NULL };
         return 0;
 }
 
@@ -70,13 +72,25 @@ static int attach_inheritance(Manager *m, const Inheritance *in, pid_t pid, pid_
                 .group = in->group,
                 .counting = in->counting,
         };
+        Context *c;
         int r;
 
         /* The owner's grant is checked again: the policy may have changed since. */
         r = manager_counting_verdict(m, in->owner_uid, in->program);
         if (r < 0)
                 return r;
-        return manager_attach(m, &spec, pid, tid, pidfd, ret);
+        r = manager_attach(m, &spec, pid, tid, pidfd, &c);
+        if (r < 0)
+                return r;
+        /* After the counters run. A name the thread took since comes in a COMM record after its fork
+         * record. */
+        if (in->comm)
+                context_set_comm(c, in->comm);
+        else
+                (void) context_read_comm(c);
+        if (ret)
+                *ret = c;
+        return 0;
 }
 
 /* The access rule's identity part only: a child is not an ancestor of its parent (Yama) and a
@@ -175,5 +189,9 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
 }
 
 int manager_watch_forks(Manager *m) {
-        return fork_watch_new(m->event, on_fork, m, &m->fork_watch);
+        int r = fork_watch_new(m->event, on_fork, m, &m->fork_watch);
+
+        if (r >= 0)
+                manager_watch_comm(m);          /* the same records carry thread names */
+        return r;
 }

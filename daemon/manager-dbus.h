@@ -40,5 +40,7 @@ int method_stop_system(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_reset_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
+/* The rows of a group's members (manager-dbus-members.c). */
+int method_get_group_members(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* The admin's list of contexts (manager-dbus-list.c). */
 int method_list_contexts(sd_bus_message *m, void *userdata, sd_bus_error *error);

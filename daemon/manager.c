@@ -12,6 +12,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "manager-comm.h"
 
 unsigned manager_default_max_contexts(void) {
         struct rlimit rl;
@@ -139,6 +140,8 @@ static int on_thread_exit(sd_event_source *s, int fd, uint32_t revents, void *us
 
         (void) s, (void) fd, (void) revents;
         log_debug("Thread %d of pid %d exited, context released.", (int) c->tid, (int) c->pid);
+        if (c->group)
+                manager_flush_comm(c->manager); /* its last name, for its group's record */
         context_died(c->manager, c);
         return 0;
 }
@@ -286,7 +289,10 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
                         goto fail;
         }
 
-        /* No failure after this point. */
+        /* No failure after this point. An inherited context takes its creator's name (inherit.c),
+         * with no system call on the way to a new thread's first counts. */
+        if (spec->origin == CONTEXT_SET_PROGRAM || spec->origin == CONTEXT_SET_GROUP_PROGRAM)
+                (void) context_read_comm(c);
         g_hash_table_insert(m->threads, GINT_TO_POINTER(tid), c);
         uid_count_add(m, spec->owner_uid, +1);
         update_fork_watch(m);

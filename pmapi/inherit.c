@@ -4,9 +4,11 @@
  * returns there. Not from a pthread_atfork child handler: libsystemd's own handler, which resets
  * its cached pid, runs after ours, and sd-bus would take the child for the parent. Threads and
  * processes created any other way (other libraries, clone(), vfork, posix_spawn) are attached by
- * pmapid from perf fork records, a little later. */
+ * pmapid from perf fork records, a little later. A program that inherited a context across exec
+ * says so in its environment (PMAPI_INHERIT_ENV). */
 #include <dlfcn.h>
 #include <errno.h>
+#include <gnu/lib-names.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +37,17 @@ static uint64_t now_ns(void) {
 
         (void) clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+/* A program started by pmcount: its main thread inherited a context across exec, which the
+ * library cannot know of otherwise. If it has none after all, pmapid answers the first Inherit
+ * with "not attached" and nothing else changes. Not the process flag: a process group does not
+ * follow exec into a new program. */
+__attribute__((constructor)) static void inherit_from_environment(void) {
+        const char *v = getenv(PMAPI_INHERIT_ENV);
+
+        if (v && v[0] == '1' && v[1] == '\0')
+                thread_inherits = true;
 }
 
 void inherit_note_thread(bool inherits) {
@@ -85,12 +98,28 @@ static void *start_inheriting(void *p) {
         return s.routine(s.arg);
 }
 
-/* The next definition of name after libpmapi: libc's. */
+/* libc's own, where RTLD_NEXT finds none: under libpmapi-preload.so (preload.c), libpmapi is that
+ * module's needed library and comes after libc in the lookup order. */
+static void *libc_symbol(const char *name) {
+        void *libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
+        void *f;
+
+        if (!libc)
+                return NULL;
+        f = dlsym(libc, name);
+        (void) dlclose(libc);
+        return f;
+}
+
+/* The next definition of name after libpmapi: libc's, or that of a library that interposes it in
+ * turn. */
 static void *next_symbol(void **cache, const char *name) {
         void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
 
         if (!f) {
                 f = dlsym(RTLD_NEXT, name);
+                if (!f)
+                        f = libc_symbol(name);
                 __atomic_store_n(cache, f, __ATOMIC_RELEASE);
         }
         return f;

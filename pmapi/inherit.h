@@ -6,6 +6,12 @@
 
 #include <stdbool.h>
 
+/* Set to "1" in the environment of a program that runs with a context it did not make itself (pmcount
+ * forks, joins its group and executes the command with libpmapi preloaded): the library's
+ * constructor then takes the main thread as one whose new threads and children inherit, so that
+ * they ask pmapid before they run, as in a program that called pm_set_program_mygroup(). */
+#define PMAPI_INHERIT_ENV "PMAPI_INHERIT"
+
 /* The calling thread now has (or no longer has) a context whose state new threads inherit. */
 void inherit_note_thread(bool inherits);
 /* Every thread of this process is now (or no longer) in a process group that new threads join. */

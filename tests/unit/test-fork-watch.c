@@ -3,7 +3,9 @@
  * answer) instead of the creating thread would fail. Checked: a thread created by a thread is
  * reported with the creator's tid, through the event loop's own wakeup; a forked child is reported
  * through fork_watch_flush() alone; nothing is reported while disabled; the handler sees records in
- * time order, stamped with CLOCK_MONOTONIC, also when two CPUs' buffers are drained in one flush.
+ * time order, stamped with CLOCK_MONOTONIC, also when two CPUs' buffers are drained in one flush;
+ * thread names (PR_SET_NAME, exec) come as COMM records in order, cut to 15 bytes, and a names-only
+ * flush leaves the fork records to the next turn of the loop.
  * Needs CAP_PERFMON (root): without it the tests skip and the program exits 77. */
 #include <errno.h>
 #include <fcntl.h>             /* O_EXCL, which perf-syscall.h uses without including it */
@@ -16,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,7 +121,7 @@ static void *fork_child(void *arg) {
         return NULL;
 }
 
-static void in_thread(void *(*fn)(void *), Creator *c) {
+static void in_thread(void *(*fn)(void *), void *c) {
         pthread_t t;
 
         assert_int_equal(pthread_create(&t, NULL, fn, c), 0);
@@ -299,6 +302,122 @@ static void test_records_from_all_cpus_come_in_time_order(void **state) {
         fork_watch_free(w);
 }
 
+/* Thread names (PERF_RECORD_COMM), kept apart from the fork records above. */
+typedef struct SeenComm {
+        pid_t pid, tid;
+        char comm[FORK_WATCH_COMM_MAX];
+        uint64_t time_ns;
+} SeenComm;
+
+static SeenComm seen_comm[MAX_SEEN];
+static size_t n_seen_comm;
+
+static void on_comm(pid_t pid, pid_t tid, const char *comm, uint64_t time_ns, void *userdata) {
+        if (n_seen_comm < MAX_SEEN)
+                seen_comm[n_seen_comm++] = (SeenComm) { .pid = pid, .tid = tid, .time_ns = time_ns };
+        snprintf(seen_comm[n_seen_comm - 1].comm, FORK_WATCH_COMM_MAX, "%s", comm);
+}
+
+static const SeenComm *find_comm(pid_t tid, const char *comm) {
+        for (size_t i = n_seen_comm; i-- > 0;)
+                if (seen_comm[i].tid == tid && strcmp(seen_comm[i].comm, comm) == 0)
+                        return &seen_comm[i];
+        return NULL;
+}
+
+typedef struct Renamer {
+        pid_t tid;
+        uint64_t before_ns, after_ns;
+} Renamer;
+
+/* Names itself twice, the second name too long for the kernel's 15 bytes. */
+static void *rename_self(void *arg) {
+        Renamer *r = arg;
+
+        r->tid = gettid();
+        r->before_ns = now_ns();
+        assert_int_equal(pthread_setname_np(pthread_self(), "fw-first"), 0);
+        assert_int_equal(prctl(PR_SET_NAME, "fw-second-name-too-long"), 0);
+        r->after_ns = now_ns();
+        return NULL;
+}
+
+static void test_thread_names_are_reported_in_order(void **state) {
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        const SeenComm *first, *second;
+        Renamer r = {};
+        ForkWatch *w;
+
+        assert_int_equal(sd_event_new(&event), 0);
+        w = watch_new(event);
+        n_seen_comm = 0;
+        fork_watch_set_comm_handler(w, on_comm, NULL);
+        assert_int_equal(fork_watch_set_enabled(w, true), 0);
+
+        in_thread(rename_self, &r);
+        fork_watch_flush(w);
+        first = find_comm(r.tid, "fw-first");
+        second = find_comm(r.tid, "fw-second-name-");         /* cut to 15 bytes, as the kernel keeps it */
+        assert_non_null(first);
+        assert_non_null(second);
+        assert_int_equal(first->pid, getpid());
+        assert_true(first->time_ns >= r.before_ns && first->time_ns <= second->time_ns);
+        assert_true(second->time_ns <= r.after_ns);
+        assert_true(first < second);                            /* handed on in kernel order */
+        assert_int_equal(fork_watch_n_lost(w), 0);
+        fork_watch_free(w);
+}
+
+/* An exec renames the process's thread: a child that runs /bin/true is called "true" afterwards. */
+static void test_exec_reports_the_new_name(void **state) {
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        const SeenComm *s;
+        ForkWatch *w;
+        pid_t child;
+
+        assert_int_equal(sd_event_new(&event), 0);
+        w = watch_new(event);
+        n_seen_comm = 0;
+        fork_watch_set_comm_handler(w, on_comm, NULL);
+        assert_int_equal(fork_watch_set_enabled(w, true), 0);
+        child = fork();
+        assert_true(child >= 0);
+        if (child == 0) {
+                execl("/bin/true", "true", NULL);
+                _exit(127);
+        }
+        assert_int_equal(waitpid(child, NULL, 0), child);
+        fork_watch_flush(w);
+        s = find_comm(child, "true");
+        assert_non_null(s);
+        assert_int_equal(s->pid, child);
+        fork_watch_free(w);
+}
+
+/* fork_watch_flush_comm() hands on names only; the fork records wait for the next turn of the
+ * loop, where a deferred flush hands them on. */
+static void test_comm_flush_leaves_fork_records_to_the_loop(void **state) {
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        Renamer r = {};
+        ForkWatch *w;
+
+        assert_int_equal(sd_event_new(&event), 0);
+        w = watch_new(event);
+        n_seen_comm = 0;
+        fork_watch_set_comm_handler(w, on_comm, NULL);
+        assert_int_equal(fork_watch_set_enabled(w, true), 0);
+
+        in_thread(rename_self, &r);
+        fork_watch_flush_comm(w);
+        assert_non_null(find_comm(r.tid, "fw-first"));
+        assert_null(find_tid(r.tid));                           /* its fork record: not yet */
+        assert_true(sd_event_run(event, 0) >= 0);
+        assert_non_null(find_tid(r.tid));
+        assert_int_equal(find_tid(r.tid)->ptid, gettid());
+        assert_false(out_of_order);
+        fork_watch_free(w);
+}
+
 static void test_free_null_returns_null(void **state) {
         assert_null(fork_watch_free(NULL));
 }
@@ -309,6 +428,9 @@ int main(void) {
                 cmocka_unit_test(test_child_forked_by_thread_reports_forking_thread),
                 cmocka_unit_test(test_nothing_is_reported_while_disabled),
                 cmocka_unit_test(test_records_from_all_cpus_come_in_time_order),
+                cmocka_unit_test(test_thread_names_are_reported_in_order),
+                cmocka_unit_test(test_exec_reports_the_new_name),
+                cmocka_unit_test(test_comm_flush_leaves_fork_records_to_the_loop),
                 cmocka_unit_test(test_free_null_returns_null),
         };
         int r;

@@ -1,0 +1,117 @@
+/* pmcount-members.c: pmcount's one call that libpmapi has no AIX function for: GetGroupMembers, the
+ * per-member rows of a group, on a connection of its own and copied out of the reply (as
+ * context-list.c does for ListContexts). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+
+#include "bus-names.h"
+#include "error-map.h"
+#include "macro.h"
+#include "pmcount.h"
+
+#define CALL_TIMEOUT_USEC (10ULL * 1000 * 1000)         /* as libpmapi's calls */
+
+static int code_from_bus(const sd_bus_error *error, int r) {
+        if (secure_getenv("PMAPI_DEBUG"))
+                fprintf(stderr, "pmapi: GetGroupMembers: %s: %s\n", error->name ? error->name : "(local)",
+                        error->message ? error->message : strerror(-r));
+        return error_map_from_bus(error, r);
+}
+
+/* One (iisbax) into row; 1, 0 at the end of the array, or -errno. */
+static int read_row(sd_bus_message *reply, MemberRow *row) {
+        const int64_t *counts;
+        const char *comm;
+        size_t n_bytes;
+        int alive, r;
+
+        r = sd_bus_message_enter_container(reply, 'r', "iisbax");
+        if (r <= 0)
+                return r;
+        r = sd_bus_message_read(reply, "iisb", &row->pid, &row->tid, &comm, &alive);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read_array(reply, 'x', (const void **) &counts, &n_bytes);
+        if (r < 0)
+                return r;
+        if (n_bytes != sizeof(row->counts))
+                return -EBADMSG;
+        memcpy(row->counts, counts, sizeof(row->counts));
+        (void) snprintf(row->comm, sizeof(row->comm), "%s", comm);
+        row->alive = alive;
+        r = sd_bus_message_exit_container(reply);
+        return r < 0 ? r : 1;
+}
+
+static int read_rows(sd_bus_message *reply, pid_t self_pid, pid_t self_tid, MemberRows *m) {
+        size_t allocated = 0;
+        MemberRow row;
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "(iisbax)");
+        if (r < 0)
+                return r;
+        while ((r = read_row(reply, &row)) > 0) {
+                if (row.pid == self_pid && row.tid == self_tid)
+                        continue;
+                if (m->n_rows == allocated) {
+                        size_t n = allocated ? 2 * allocated : 64;
+                        MemberRow *l = reallocarray(m->rows, n, sizeof(MemberRow));
+                        if (!l)
+                                return -ENOMEM;
+                        m->rows = l;
+                        allocated = n;
+                }
+                m->rows[m->n_rows++] = row;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_message_read(reply, "u", &m->n_dropped);
+}
+
+static int row_compare(const void *a, const void *b) {
+        const MemberRow *x = a, *y = b;
+
+        if (x->pid != y->pid)
+                return x->pid < y->pid ? -1 : 1;
+        return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+int member_rows_fetch(pid_t pid, pid_t tid, MemberRows *ret) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        MemberRows m = {};
+        int r;
+
+        r = sd_bus_open_system(&bus);
+        if (r < 0)
+                return code_from_bus(&error, r);
+        r = sd_bus_message_new_method_call(bus, &call, PMAPI_SERVICE, PMAPI_MANAGER_PATH,
+                                           PMAPI_MANAGER_INTERFACE, "GetGroupMembers");
+        if (r >= 0)
+                r = sd_bus_message_append(call, "ii", (int32_t) pid, (int32_t) tid);
+        if (r >= 0)
+                r = sd_bus_call(bus, call, CALL_TIMEOUT_USEC, &error, &reply);
+        if (r < 0)
+                return code_from_bus(&error, r);
+        r = read_rows(reply, pid, tid, &m);
+        if (r < 0) {
+                member_rows_done(&m);
+                return r == -ENOMEM ? PM_ENOMEM : PM_EDAEMON;
+        }
+        qsort(m.rows, m.n_rows, sizeof(MemberRow), row_compare);
+        *ret = m;
+        return 0;
+}
+
+void member_rows_done(MemberRows *m) {
+        free(m->rows);
+        *m = (MemberRows) {};
+}

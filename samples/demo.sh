@@ -4,7 +4,9 @@
 # unprivileged user nobody, and show the live context as an administrator sees it with busctl;
 # then a counting group whose threads inherit it (scenario S4), and its group object; then a
 # debugger (gdb, as nobody) that stops S1 and reprograms it from outside with pmctl (scenario S2),
-# and an administrator's pmctl on another user's process, refused to a third user.
+# and an administrator's pmctl on another user's process, refused to a third user; then the
+# tools: pmlist (the catalog, first), pmcount (a command with a row per thread, as nobody), pmstat
+# (every CPU each interval as root, and a command's process tree as nobody).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -20,7 +22,9 @@ export DBUS_SYSTEM_BUS_ADDRESS="$address"
 bin="$dir/bin"
 mkdir -p "$bin"
 cp build/samples/s1-single-thread build/samples/s4-thread-group build/pmapi/utils/pmctl \
-        build/pmapi/utils/pmlist build/pmapi/libpmapi.so.1 "$bin/"
+        build/pmapi/utils/pmlist build/pmapi/utils/pmcount build/pmapi/utils/pmstat \
+        build/pmapi/libpmapi.so.1 build/pmapi/libpmapi-preload.so \
+        build/tests/integration/touch-pages build/tests/integration/thread-pages "$bin/"
 chmod 755 "$dir" "$bin"
 export LD_LIBRARY_PATH="$bin"
 pmctl="$bin/pmctl"
@@ -93,6 +97,20 @@ sleep 0.6
 "$pmctl" data $victim
 "$pmctl" delete $victim
 wait $victim
+echo
+echo "== pmcount as nobody: a program not linked with libpmapi, one row per thread that ran"
+echo "   (thread-pages 4 2500 10: worker i touches (i+1)*25,000 fresh pages)"
+as_user 65534 "$bin/pmcount" -t -- "$bin/thread-pages" 4 2500 10
+echo
+last=$(($(nproc) - 1))
+echo "== pmstat as root: every CPU, 3 intervals of 500 ms; 50,000 pages touched on CPU $last in the second"
+(sleep 0.6; taskset -c "$last" "$bin/touch-pages" 50000) &
+"$bin/pmstat" -I 500 3
+wait
+echo
+echo "== pmstat --proctree as nobody: a pipeline and everything it starts; without --proctree, refused"
+as_user 65534 "$bin/pmstat" --proctree -I 250 -- sh -c 'seq 2000000 | sort -n | tail -1'
+as_user 65534 "$bin/pmstat" || true
 echo
 echo "== pmapid's log"
 cat "$dir/pmapid.log"

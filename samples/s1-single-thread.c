@@ -174,10 +174,11 @@ int main(int argc, char *argv[]) {
                 /* Tolerances: faults exact +-2; switches at most getrusage's count around the start and
                  * stop calls, which it counts whole and the counters only in part (their waits on
                  * the bus); task clock within 2 % plus the two calls around the work, less up to
-                 * 10 us per switch: the thread's CPU clock runs on through the scheduler's switch,
-                 * the task-clock event stops at its start (about 5 us each on this VM). */
+                 * 20 us per switch: the thread's CPU clock runs on through the scheduler's switch,
+                 * the task-clock event stops at its start (about 5 us each on this quiet VM, up to
+                 * 16 us measured while busctl and pmapid ran on the other vCPU). */
                 long long lo = i < 2 ? expected[i] - 2 : i == 2 ? expected[i] - 6 :
-                               expected[i] * 98 / 100 - switches * 10000;
+                               expected[i] * 98 / 100 - switches * 20000;
                 long long hi = i < 2 ? expected[i] + 2 : i == 2 ? expected[i] : expected[i] * 102 / 100 + 2000000;
                 bool ok = data.accu[i] >= lo && data.accu[i] <= hi;
                 printf("%-3d %-14s %-10s %16lld %16lld  %s\n", i, ev[i]->short_name,

@@ -30,6 +30,7 @@
 #include "macro.h"
 #include "pmcount.h"
 #include "prog-text.h"
+#include "tool-usage.h"
 
 #define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
 
@@ -68,17 +69,7 @@ static void help(void) {
                "126 if COMMAND could not be executed, 127 if it was not found. See pmcount(1).\n");
 }
 
-static int usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *format, ...) {
-        va_list ap;
-
-        fputs("pmcount: ", stderr);
-        va_start(ap, format);
-        vfprintf(stderr, format, ap);
-        va_end(ap);
-        fputs("\nTry 'pmcount --help'.\n", stderr);
-        return -EINVAL;
-}
+#define usage_error(...) tool_usage_error("pmcount", __VA_ARGS__)
 
 static int fail(const char *what, int pm_code) {
         fprintf(stderr, "pmcount: %s: %s\n", what, pm_strerror(NULL, pm_code));
@@ -133,12 +124,8 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 case 'V':
                         printf("pmcount (pmapi) %s\n", PMAPI_VERSION);
                         return 1;
-                case ':':
-                        return usage_error("option '%s' needs an argument", argv[optind - 1]);
                 default:
-                        if (optopt)
-                                return usage_error("unknown option '-%c'", optopt);
-                        return usage_error("unknown option '%s'", argv[optind - 1]);
+                        return tool_option_error("pmcount", c, argv);
                 }
         if (csv && json)
                 return usage_error("--csv and --json exclude each other");

@@ -14,6 +14,7 @@
 #include "macro.h"
 #include "pmctl.h"
 #include "prog-text.h"
+#include "tool-usage.h"
 
 #define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
 
@@ -69,17 +70,7 @@ int pmctl_fail_output(const Options *o, int r) {
         return EXIT_PM_ERROR;
 }
 
-static int usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *format, ...) {
-        va_list ap;
-
-        fputs("pmctl: ", stderr);
-        va_start(ap, format);
-        vfprintf(stderr, format, ap);
-        va_end(ap);
-        fputs("\nTry 'pmctl --help'.\n", stderr);
-        return -EINVAL;
-}
+#define usage_error(...) tool_usage_error("pmctl", __VA_ARGS__)
 
 /* A thread or process id: decimal digits only, 1 to INT_MAX. */
 static int parse_id(const char *s, const char *what, pid_t *ret) {
@@ -202,12 +193,8 @@ static int parse_argv(int argc, char *argv[], Options *o, const Verb **ret_verb)
                 case 'V':
                         printf("pmctl (pmapi) %s\n", PMAPI_VERSION);
                         return 1;
-                case ':':
-                        return usage_error("option '%s' needs an argument", argv[optind - 1]);
                 default:
-                        if (optopt)
-                                return usage_error("unknown option '-%c'", optopt);
-                        return usage_error("unknown option '%s'", argv[optind - 1]);
+                        return tool_option_error("pmctl", c, argv);
                 }
 
         if (optind >= argc)

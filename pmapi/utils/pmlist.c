@@ -13,6 +13,7 @@
 #include "json-writer.h"
 #include "macro.h"
 #include "pmlist.h"
+#include "tool-usage.h"
 
 #define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
 
@@ -54,17 +55,7 @@ static void help(void) {
                "error (pmapid not running). See pmlist(1).\n");
 }
 
-static int usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *format, ...) {
-        va_list ap;
-
-        fputs("pmlist: ", stderr);
-        va_start(ap, format);
-        vfprintf(stderr, format, ap);
-        va_end(ap);
-        fputs("\nTry 'pmlist --help'.\n", stderr);
-        return -EINVAL;
-}
+#define usage_error(...) tool_usage_error("pmlist", __VA_ARGS__)
 
 /* "v,u,c" or the words "verified,unverified,caveat", in any case and order, or'ed into *filter. */
 static int parse_filter(const char *spec, int *filter) {
@@ -179,12 +170,8 @@ static int parse_argv(int argc, char *argv[], Options *o, char **patterns) {
                 case 'V':
                         printf("pmlist (pmapi) %s\n", PMAPI_VERSION);
                         return 1;
-                case ':':
-                        return usage_error("option '%s' needs an argument", argv[optind - 1]);
                 default:
-                        if (optopt)
-                                return usage_error("unknown option '-%c'", optopt);
-                        return usage_error("unknown option '%s'", argv[optind - 1]);
+                        return tool_option_error("pmlist", c, argv);
                 }
         if (optind < argc)
                 return usage_error("unexpected argument '%s' (search with -e NAME)", argv[optind]);

@@ -22,6 +22,7 @@
 #include "macro.h"
 #include "pmstat.h"
 #include "prog-text.h"
+#include "tool-usage.h"
 
 #define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
 #define MIN_INTERVAL_MS 10
@@ -70,17 +71,7 @@ static void help(void) {
 /* Usage errors say so with pmstat's failure status: 2, or 125 with --proctree. */
 static int usage_status;
 
-static int usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *format, ...) {
-        va_list ap;
-
-        fputs("pmstat: ", stderr);
-        va_start(ap, format);
-        vfprintf(stderr, format, ap);
-        va_end(ap);
-        fputs("\nTry 'pmstat --help'.\n", stderr);
-        return -EINVAL;
-}
+#define usage_error(...) tool_usage_error("pmstat", __VA_ARGS__)
 
 static bool parse_unsigned(const char *s, unsigned long min, unsigned long max, unsigned *ret) {
         unsigned long v;
@@ -161,12 +152,8 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 case 'V':
                         printf("pmstat (pmapi) %s\n", PMAPI_VERSION);
                         return 1;
-                case ':':
-                        return usage_error("option '%s' needs an argument", argv[optind - 1]);
                 default:
-                        if (optopt)
-                                return usage_error("unknown option '-%c'", optopt);
-                        return usage_error("unknown option '%s'", argv[optind - 1]);
+                        return tool_option_error("pmstat", c, argv);
                 }
 
         if (csv && json)

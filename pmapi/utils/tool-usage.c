@@ -1,0 +1,26 @@
+/* tool-usage.c: see tool-usage.h. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "tool-usage.h"
+
+int tool_usage_error(const char *tool, const char *format, ...) {
+        va_list ap;
+
+        fprintf(stderr, "%s: ", tool);
+        va_start(ap, format);
+        vfprintf(stderr, format, ap);
+        va_end(ap);
+        fprintf(stderr, "\nTry '%s --help'.\n", tool);
+        return -EINVAL;
+}
+
+int tool_option_error(const char *tool, int c, char **argv) {
+        if (c == ':')
+                return tool_usage_error(tool, "option '%s' needs an argument", argv[optind - 1]);
+        if (optopt)
+                return tool_usage_error(tool, "unknown option '-%c'", optopt);
+        return tool_usage_error(tool, "unknown option '%s'", argv[optind - 1]);
+}

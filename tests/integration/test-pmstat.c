@@ -118,43 +118,6 @@ static void wait_for_output(int fd) {
         fail_msg("pmstat wrote nothing within 5 s");
 }
 
-/* The highest online CPU: a pinned workload there is away from CPU 0's daemons. */
-static int last_online_cpu(void) {
-        int last = 0;
-
-        for (int c = 1; c < (int) sysconf(_SC_NPROCESSORS_CONF); c++) {
-                char path[64];
-                FILE *f;
-
-                snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", c);
-                f = fopen(path, "re");
-                if (f) {
-                        if (fgetc(f) == '1')
-                                last = c;
-                        fclose(f);
-                }
-        }
-        return last;
-}
-
-/* `taskset -c cpu touch-pages pages`, waited for. */
-static void run_pinned(int cpu, long pages) {
-        char cpu_arg[16], pages_arg[32];
-        int status;
-        pid_t pid;
-
-        snprintf(cpu_arg, sizeof(cpu_arg), "%d", cpu);
-        snprintf(pages_arg, sizeof(pages_arg), "%ld", pages);
-        pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                execlp("taskset", "taskset", "-c", cpu_arg, getenv("PMAPI_TOUCH_PAGES"), pages_arg, (char *) NULL);
-                _exit(127);
-        }
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
 static JsonNode *parse_json(const char *text) {
         g_autoptr(JsonParser) parser = json_parser_new();
         g_autoptr(GError) error = NULL;
@@ -222,7 +185,7 @@ static void test_root_json_shows_a_pinned_workload_on_its_cpu(void **state) {
 
                 start_pmstat(0, args, &p);
                 wait_for_output(p.out);
-                run_pinned(n, PINNED_PAGES);
+                assert_int_equal(run_pinned(n, PINNED_PAGES), 0);
                 finish_pmstat(&p, &run);
                 assert_int_equal(run.status, 0);
                 assert_string_equal(run.err, "");

@@ -43,53 +43,6 @@ static int page_faults_program(pm_prog_t *prog, int mode) {
         return 0;
 }
 
-/* The highest online CPU: a pinned workload there is away from CPU 0's daemons. */
-static int last_online_cpu(void) {
-        int last = 0;
-
-        for (int c = 0; c < 4096; c++) {
-                char path[64];
-                FILE *f;
-                int on = c == 0;
-
-                snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", c);
-                f = fopen(path, "re");
-                if (!f) {
-                        if (c > 0 && access(path, F_OK) < 0 && errno == ENOENT) {
-                                snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", c);
-                                if (access(path, F_OK) < 0)
-                                        break;
-                        }
-                } else {
-                        on = fgetc(f) == '1';
-                        fclose(f);
-                }
-                if (on)
-                        last = c;
-        }
-        return last;
-}
-
-/* Runs `taskset -c cpu touch-pages pages` and waits for it: 0 if it touched them. */
-static int run_pinned(int cpu, long pages) {
-        char cpu_arg[16], pages_arg[32];
-        int status;
-        pid_t pid;
-
-        snprintf(cpu_arg, sizeof(cpu_arg), "%d", cpu);
-        snprintf(pages_arg, sizeof(pages_arg), "%ld", pages);
-        pid = fork();
-        if (pid < 0)
-                return -1;
-        if (pid == 0) {
-                execlp("taskset", "taskset", "-c", cpu_arg, getenv("PMAPI_TOUCH_PAGES"), pages_arg, (char *) NULL);
-                _exit(127);
-        }
-        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                return -1;
-        return 0;
-}
-
 static long long cpu_count(int cpu) {
         pm_data_t d;
 

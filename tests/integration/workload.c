@@ -1,7 +1,10 @@
 /* workload.c: see workload.h. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <systemd/sd-bus.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,4 +77,41 @@ int wait_for_context_count(unsigned n, int timeout_ms) {
         }
         sd_bus_flush_close_unref(bus);
         return r;
+}
+
+int last_online_cpu(void) {
+        int last = 0;
+
+        for (int c = 1; c < (int) sysconf(_SC_NPROCESSORS_CONF); c++) {
+                char path[64];
+                FILE *f;
+
+                snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", c);
+                f = fopen(path, "re");
+                if (f) {
+                        if (fgetc(f) == '1')
+                                last = c;
+                        fclose(f);
+                }
+        }
+        return last;
+}
+
+int run_pinned(int cpu, long pages) {
+        char cpu_arg[16], pages_arg[32];
+        int status;
+        pid_t pid;
+
+        snprintf(cpu_arg, sizeof(cpu_arg), "%d", cpu);
+        snprintf(pages_arg, sizeof(pages_arg), "%ld", pages);
+        pid = fork();
+        if (pid < 0)
+                return -1;
+        if (pid == 0) {
+                execlp("taskset", "taskset", "-c", cpu_arg, getenv("PMAPI_TOUCH_PAGES"), pages_arg, (char *) NULL);
+                _exit(127);
+        }
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return -1;
+        return 0;
 }

@@ -18,3 +18,7 @@ void program_one(pm_prog_t *prog, int mode, int event);
 int page_fault_program(pm_prog_t *prog, int mode);
 /* Waits up to timeout_ms until pmapid's Manager reports n contexts; returns 0 or -1. */
 int wait_for_context_count(unsigned n, int timeout_ms);
+/* The highest online CPU: a workload pinned there is away from CPU 0's daemons. */
+int last_online_cpu(void);
+/* Runs `taskset -c cpu $PMAPI_TOUCH_PAGES pages` and waits for it: 0 if it touched them all. */
+int run_pinned(int cpu, long pages);

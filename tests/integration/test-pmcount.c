@@ -3,7 +3,7 @@
  * total equals perf stat's on the same command within 0.1 % (user mode, and user and kernel mode);
  * each worker's row is its known page count within 2, every thread that ran has a row, exited
  * ones included, named as it named itself (the main thread after the command, not pmcount), and
- * the rows add up to the total; the text, CSV (RFC 4180, read back here) and JSON (json-glib)
+ * the rows add up to the total; the text, CSV (RFC 4180, read back by csv-read.c) and JSON (json-glib)
  * forms agree with themselves; -o writes the report to a file and leaves the command's stdout
  * alone; the command's exit status and death by signal come back as a shell would give them, and
  * pmcount's own failures as 125, 126 and 127; an unprivileged user gets the same rows. */
@@ -24,6 +24,7 @@
 
 #include "bus-fixture.h"
 #include "bus-names.h"
+#include "csv-read.h"
 #include "macro.h"
 #include "pmapi.h"
 #include "workload.h"
@@ -317,43 +318,24 @@ static void test_text_report_has_separators_status_and_thread_table(void **state
                 assert_true(worker_rows[w]);
 }
 
-/* One RFC 4180 record of line into fields (quotes removed, "" as "); the number of fields. */
-static size_t csv_split(const char *line, char fields[][64], size_t max) {
-        size_t n = 0, o = 0;
-        bool quoted = false;
-
-        for (const char *p = line;; p++) {
-                if (quoted && *p == '"' && p[1] == '"')
-                        fields[n][o++] = *++p;
-                else if (*p == '"')
-                        quoted = !quoted;
-                else if ((*p == ',' && !quoted) || *p == '\0' || *p == '\n') {
-                        fields[n++][o] = '\0';
-                        o = 0;
-                        if (*p != ',' || n == max)
-                                return n;
-                } else if (o < 63)
-                        fields[n][o++] = *p;
-        }
-}
-
 static void test_csv_report_parses_and_adds_up(void **state) {
-        char fields[8][64], *line, *next;
+        static const char *const header[] = { "record", "pid", "tid", "comm", "state", "name", "status", "value" };
         long long total = -1, sum = 0, exit_code = -1;
         size_t n_workers = 0, n_threads = 0;
+        char ***rows;
         Run run;
 
         (void) state;
         run_pmcount(&run, "-e", "PM_PAGE_FLT", "--per-thread", "--csv", "--", getenv("PMAPI_THREAD_PAGES"),
                     WORKLOAD_ARGS);
         assert_int_equal(run.status, 0);
-        for (line = run.err; line && *line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
-                assert_int_equal(csv_split(line, fields, 8), 8);
-                if (line == run.err) {
-                        const char *header[] = { "record", "pid", "tid", "comm", "state", "name", "status", "value" };
+        rows = csv_read(run.err);
+        assert_non_null(rows[0]);
+        for (size_t r = 0; rows[r]; r++) {
+                char **fields = rows[r];
+
+                assert_int_equal(g_strv_length(fields), 8);
+                if (r == 0) {
                         for (int i = 0; i < 8; i++)
                                 assert_string_equal(fields[i], header[i]);
                         continue;
@@ -376,6 +358,7 @@ static void test_csv_report_parses_and_adds_up(void **state) {
                         }
                 }
         }
+        csv_read_free(rows);
         assert_int_equal(exit_code, 0);
         assert_int_equal(n_threads, THREADS + 2);
         assert_int_equal(n_workers, THREADS);

@@ -49,11 +49,14 @@ static int system_error(sd_bus_error *error, Manager *m, int r) {
 
 static int fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, const Caller *caller, int r) {
         const char *method = sd_bus_message_get_member(m);
+        const char *why = r == -EBUSY ? "another process owns the system-wide context" :
+                          r == -ENOTSUP ? "counting every process needs root" :
+                          r == -EPERM ? "kernel.perf_event_paranoid forbids unprivileged perf" :
+                          r == -EACCES ? "kernel-mode counting refused by kernel.perf_event_paranoid" : NULL;
 
-        if (r == -EBUSY || r == -ENOTSUP || r == -EPERM || r == -EACCES)
+        if (why)
                 log_info("Refused %s to pid %d uid %u: %s.", method, (int) caller->pid, (unsigned) caller->euid,
-                         r == -EBUSY ? "another process owns the system-wide context" :
-                         bus_error_name_from_errno(r));
+                         why);
         return system_error(error, manager, r);
 }
 

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <glib.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -14,6 +13,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "cpu-list.h"
 #include "fork-watch.h"
 #include "log.h"
 #include "macro.h"
@@ -290,34 +290,19 @@ static int fork_watch_open_cpu(ForkWatch *w, sd_event *event, unsigned cpu) {
         return 0;
 }
 
-/* Next "N" or "N-M" of a kernel CPU list such as "0-3,6\n": 1 with a range, 0 at the end. */
-static int cpu_list_next(const char **p, unsigned *ret_first, unsigned *ret_last) {
-        unsigned long first, last;
-        char *end;
-
-        if (**p == '\0' || **p == '\n')
-                return 0;
-        errno = 0;
-        first = last = strtoul(*p, &end, 10);
-        if (end != *p && *end == '-')
-                last = strtoul(end + 1, &end, 10);
-        if (errno != 0 || end == *p || last < first || last > INT_MAX || !strchr(",\n", *end))
-                return -EINVAL;
-        *p = *end == ',' ? end + 1 : end;
-        *ret_first = (unsigned) first;
-        *ret_last = (unsigned) last;
-        return 1;
-}
-
 int fork_watch_new(sd_event *event, ForkWatchHandler handler, void *userdata, ForkWatch **ret) {
         _cleanup_(fork_watch_freep) ForkWatch *w = NULL;
-        g_autofree char *online = NULL;
-        unsigned first, last;
+        _cleanup_free_ bool *online = NULL;
+        size_t n_cpus;
         int r;
 
         assert(event && handler && ret);
-        if (!g_file_get_contents("/sys/devices/system/cpu/online", &online, NULL, /* error= */ NULL))
-                return -EIO;
+        r = cpu_list_n_possible(&n_cpus);
+        if (r < 0)
+                return r;
+        r = cpu_list_read(CPU_LIST_ONLINE, n_cpus, &online);
+        if (r < 0)
+                return r;
 
         w = calloc(1, sizeof(*w));
         if (!w)
@@ -331,14 +316,13 @@ int fork_watch_new(sd_event *event, ForkWatchHandler handler, void *userdata, Fo
         (void) sd_event_source_set_enabled(w->later, SD_EVENT_OFF);
         (void) sd_event_source_set_description(w->later, "fork-watch-later");
 
-        for (const char *p = online; (r = cpu_list_next(&p, &first, &last)) > 0;)
-                for (unsigned cpu = first; cpu <= last; cpu++) {
-                        r = fork_watch_open_cpu(w, event, cpu);
-                        if (r < 0)
-                                return r;
-                }
-        if (r < 0)
-                return r;
+        for (size_t cpu = 0; cpu < n_cpus; cpu++) {
+                if (!online[cpu])
+                        continue;
+                r = fork_watch_open_cpu(w, event, (unsigned) cpu);
+                if (r < 0)
+                        return r;
+        }
         if (w->n_cpus == 0)
                 return -ENODEV;
         *ret = TAKE_PTR(w);

@@ -1,5 +1,6 @@
 /* counter-perf.c: counter groups as real perf_event groups. The leader's ioctls switch and reset the
- * whole group, and one read() of the leader (PERF_FORMAT_GROUP) returns every value at once. */
+ * whole group, and one read() of the leader (PERF_FORMAT_GROUP) returns every value at once, except
+ * after the kernel broke a CPU's group up when the CPU went offline. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -63,19 +64,40 @@ static int perf_reset(CounterGroup *g) {
         return perf_ioctl(g, PERF_EVENT_IOC_RESET);
 }
 
+/* One read() of fd with PERF_FORMAT_GROUP into buf: nr, time_enabled, time_running, values. */
+static int read_group(int fd, uint64_t buf[3 + MAX_COUNTERS], size_t min_values) {
+        ssize_t l = read(fd, buf, sizeof(uint64_t) * (3 + MAX_COUNTERS));
+
+        if (l < 0)
+                return -errno;
+        if ((size_t) l < sizeof(uint64_t) * (3 + min_values) || buf[0] < min_values || buf[0] > MAX_COUNTERS)
+                return -EIO;
+        return 0;
+}
+
 static int perf_read(CounterGroup *g, uint64_t *values, size_t n) {
-        uint64_t buf[3 + MAX_COUNTERS];        /* nr, time_enabled, time_running, values */
-        ssize_t l;
+        uint64_t buf[3 + MAX_COUNTERS];
+        int r;
 
         if (n != g->n)
                 return -EINVAL;
-        l = read(g->fds[0], buf, sizeof(buf));
-        if (l < 0)
-                return -errno;
-        if ((size_t) l < sizeof(uint64_t) * (3 + n) || buf[0] != n)
-                return -EIO;
-        for (size_t i = 0; i < n; i++)
-                values[i] = buf[3 + i];
+        r = read_group(g->fds[0], buf, 1);
+        if (r < 0)
+                return r;
+        if (buf[0] == n) {
+                for (size_t i = 0; i < n; i++)
+                        values[i] = buf[3 + i];
+                return 0;
+        }
+        /* The kernel broke the group up (its CPU went offline: each event is alone now, with its
+         * last count): each one reads its own value. */
+        values[0] = buf[3];
+        for (size_t i = 1; i < n; i++) {
+                r = read_group(g->fds[i], buf, 1);
+                if (r < 0)
+                        return r;
+                values[i] = buf[3];
+        }
         return 0;
 }
 

@@ -1,5 +1,5 @@
-/* context-list.c: see context-list.h. One ListContexts call on a connection of its own, copied out
- * of the reply so that the caller may keep the list after the connection is gone. */
+/* context-list.c: see context-list.h. One ListContexts call (tool-bus.c), copied out of the reply so
+ * that the caller may keep the list after the connection is gone. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,19 +8,9 @@
 
 #include "bus-names.h"
 #include "context-list.h"
-#include "error-map.h"
 #include "macro.h"
 #include "pmapi.h"
-
-#define CALL_TIMEOUT_USEC (10ULL * 1000 * 1000)         /* as libpmapi's calls */
-
-/* The same translation libpmapi makes (error-map.c is compiled into the tools as well). */
-static int code_from_bus(const sd_bus_error *error, int r) {
-        if (secure_getenv("PMAPI_DEBUG"))
-                fprintf(stderr, "pmapi: ListContexts: %s: %s\n", error->name ? error->name : "(local)",
-                        error->message ? error->message : strerror(-r));
-        return error_map_from_bus(error, r);
-}
+#include "tool-bus.h"
 
 ContextList *context_list_free(ContextList *l) {
         if (!l)
@@ -97,23 +87,13 @@ static int read_reply(sd_bus_message *reply, ContextList *l) {
 }
 
 int context_list_fetch(ContextList **ret) {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(context_list_freep) ContextList *l = NULL;
         int r;
 
-        r = sd_bus_open_system(&bus);
-        if (r < 0)
-                return code_from_bus(&error, r);
-        r = sd_bus_message_new_method_call(bus, &m, PMAPI_SERVICE, PMAPI_MANAGER_PATH,
-                                           PMAPI_MANAGER_INTERFACE, "ListContexts");
-        if (r < 0)
-                return code_from_bus(&error, r);
-        r = sd_bus_call(bus, m, CALL_TIMEOUT_USEC, &error, &reply);
-        if (r < 0)
-                return code_from_bus(&error, r);
-
+        r = tool_bus_call("ListContexts", &reply, NULL);
+        if (r != 0)
+                return r;
         l = calloc(1, sizeof(ContextList));
         if (!l)
                 return PM_ENOMEM;

@@ -1,25 +1,14 @@
 /* pmcount-members.c: pmcount's one call that libpmapi has no AIX function for: GetGroupMembers, the
- * per-member rows of a group, on a connection of its own and copied out of the reply (as
- * context-list.c does for ListContexts). */
+ * per-member rows of a group (tool-bus.c), copied out of the reply. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
 
-#include "bus-names.h"
-#include "error-map.h"
 #include "macro.h"
 #include "pmcount.h"
-
-#define CALL_TIMEOUT_USEC (10ULL * 1000 * 1000)         /* as libpmapi's calls */
-
-static int code_from_bus(const sd_bus_error *error, int r) {
-        if (secure_getenv("PMAPI_DEBUG"))
-                fprintf(stderr, "pmapi: GetGroupMembers: %s: %s\n", error->name ? error->name : "(local)",
-                        error->message ? error->message : strerror(-r));
-        return error_map_from_bus(error, r);
-}
+#include "tool-bus.h"
 
 /* One (iisbax) into row; 1, 0 at the end of the array, or -errno. */
 static int read_row(sd_bus_message *reply, MemberRow *row) {
@@ -84,23 +73,13 @@ static int row_compare(const void *a, const void *b) {
 }
 
 int member_rows_fetch(pid_t pid, pid_t tid, MemberRows *ret) {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         MemberRows m = {};
         int r;
 
-        r = sd_bus_open_system(&bus);
-        if (r < 0)
-                return code_from_bus(&error, r);
-        r = sd_bus_message_new_method_call(bus, &call, PMAPI_SERVICE, PMAPI_MANAGER_PATH,
-                                           PMAPI_MANAGER_INTERFACE, "GetGroupMembers");
-        if (r >= 0)
-                r = sd_bus_message_append(call, "ii", (int32_t) pid, (int32_t) tid);
-        if (r >= 0)
-                r = sd_bus_call(bus, call, CALL_TIMEOUT_USEC, &error, &reply);
-        if (r < 0)
-                return code_from_bus(&error, r);
+        r = tool_bus_call("GetGroupMembers", &reply, "ii", (int32_t) pid, (int32_t) tid);
+        if (r != 0)
+                return r;
         r = read_rows(reply, pid, tid, &m);
         if (r < 0) {
                 member_rows_done(&m);

@@ -1,0 +1,9 @@
+/* tool-bus.h: the tools' own calls to pmapid, for what libpmapi has no AIX function for
+ * (ListContexts, GetGroupMembers): a connection of their own, and failures as libpmapi's codes. */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+/* Calls method on the Manager with arguments appended by types/... (types may be NULL). 0 and the
+ * reply, which the caller unrefs, or the PM_E* code of the failure (PMAPI_DEBUG prints it). */
+int tool_bus_call(const char *method, sd_bus_message **ret_reply, const char *types, ...);

@@ -1,4 +1,4 @@
-/* config.h: pmapid's configuration file (GKeyFile), /etc/pmapi/pmapid.conf by default:
+/* config.h: pmapid's configuration file (GKeyFile), sysconfdir/pmapi/pmapid.conf by default:
  *
  *   [Limits]
  *   MaxContextsPerUser=512     contexts one uid may own

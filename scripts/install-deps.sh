@@ -2,7 +2,8 @@
 # Installs what pmapi needs to build and test on Debian 12, if anything is missing. Needs root.
 set -eu
 pkgs="meson ninja-build gcc pkg-config libsystemd-dev libglib2.0-dev libpfm4-dev libcmocka-dev
-      dbus-daemon dbus-bin systemd linux-perf util-linux libjson-glib-dev gdb"
+      dbus-daemon dbus-bin systemd linux-perf util-linux libjson-glib-dev gdb
+      libseccomp-dev"
 missing=""
 for p in $pkgs; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

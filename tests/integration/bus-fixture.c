@@ -146,16 +146,28 @@ int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args) {
         /* PMAPI_TEST_PMAPID runs the suite against another build of the daemon (a sanitizer build,
          * while the clients stay uninstrumented so their page faults stay exact). */
         const char *pmapid = getenv("PMAPI_TEST_PMAPID") ?: getenv("PMAPID");
+        const char *confine = getenv("PMAPI_TEST_CONFINE");
         static char env[400];
-        char *argv[16] = { (char *) pmapid };
-        size_t n = 1;
+        char *argv[20];
+        size_t n = 0;
 
         if (!pmapid) {
                 fprintf(stderr, "# PMAPID is not set to the daemon binary\n");
                 return 1;
         }
-        for (; extra_args && *extra_args && n < 15; extra_args++)
+        /* PMAPI_TEST_CONFINE=1: pmapid as pmapid.service confines it (tests/confine/). */
+        if (confine && strcmp(confine, "1") == 0) {
+                const char *names[] = { "PMAPI_CONFINE_SCRIPT", "PMAPI_CONFINE_UNIT", "PMAPI_CONFINE_SECCOMP_EXEC" };
+                for (size_t i = 0; i < 3; i++)
+                        if (!(argv[n++] = getenv(names[i]))) {
+                                fprintf(stderr, "# PMAPI_TEST_CONFINE=1 without $%s\n", names[i]);
+                                return 1;
+                        }
+        }
+        argv[n++] = (char *) pmapid;
+        for (; extra_args && *extra_args && n < 19; extra_args++)
                 argv[n++] = (char *) *extra_args;
+        argv[n] = NULL;
         snprintf(env, sizeof(env), "DBUS_SYSTEM_BUS_ADDRESS=%s", f->address);
         if (f->capture_log)
                 snprintf(f->log_path, sizeof(f->log_path), "%s/pmapid.log", f->dir);

@@ -11,6 +11,9 @@
  * debugger stopped there may read and reprogram this thread from outside (pm_*_thread, pmctl);
  * the calls below then work on its new context, and S1 prints what that context counted, without
  * judging counts it did not program. */
+#ifndef _GNU_SOURCE             /* RUSAGE_THREAD, gettid(), when built alone with cc */
+#define _GNU_SOURCE
+#endif
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

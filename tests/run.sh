@@ -2,8 +2,18 @@
 # Every test, from a fresh Debian 12 machine as root: install what is missing, build with warnings
 # as errors, run the unit and integration suites (the integration tests start their own private
 # dbus-daemon and pmapid), print the benchmark, and end with one "N passed, N failed" line counting
-# the individual cmocka test cases.
+# the individual cmocka test cases. The integration suite runs once against pmapid as
+# pmapid.service confines it (tests/confine/), once against a sanitized pmapid.
+#   tests/run.sh [--installed]
+# --installed also installs the build for real, checks it against the distribution's own system bus
+# and systemd configuration, and uninstalls it (tests/install/test-installed.sh; .ci/run passes it).
 set -eu
+installed=no
+case "${1:-}" in
+--installed) installed=yes ;;
+"") ;;
+*) echo "usage: $0 [--installed]" >&2; exit 2 ;;
+esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 sh scripts/install-deps.sh
@@ -11,7 +21,7 @@ build=${PMAPI_BUILD_DIR:-build-test}
 [ -d "$build" ] || meson setup "$build" -Dwerror=true >/dev/null
 ninja -C "$build"
 rc=0
-meson test -C "$build" --print-errorlogs || rc=$?
+PMAPI_TEST_CONFINE=1 meson test -C "$build" --print-errorlogs || rc=$?
 log="$build/meson-logs/tests.txt"
 cp "$build/meson-logs/testlog.txt" "$log" 2>/dev/null || : > "$log"     # later runs overwrite it
 
@@ -25,6 +35,11 @@ meson test -C "$asan" --suite unit --print-errorlogs || rc=$?
 cat "$asan/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
 PMAPI_TEST_PMAPID="$top/$asan/daemon/pmapid" meson test -C "$build" --suite integration --print-errorlogs || rc=$?
 cat "$build/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
+if [ "$installed" = yes ]; then
+        sh tests/install/test-installed.sh "$build" > "$build/meson-logs/installed.txt" || rc=$?
+        cat "$build/meson-logs/installed.txt"
+        cat "$build/meson-logs/installed.txt" >> "$log"
+fi
 meson test -C "$build" --benchmark --verbose 2>&1 | grep -E '^(#|operation|raw|D-Bus|pm_|contexts| +[0-9])' || true
 # cmocka 1.1.5 writes a skipped case as "not ok N # SKIP name"; its binary still exits 0, so the
 # skips are counted here, where they cannot pass for passes.

@@ -83,14 +83,18 @@ static const struct {
         [PROGRAM_UNKNOWN_EVENT] = { PMAPI_ERROR_UNKNOWN_EVENT,
                                     "Counter %d names an event id that pm_init did not return" },
         [PROGRAM_INVALID_MODE]  = { PMAPI_ERROR_INVALID_MODE,
-                                    "The mode word has bits this scope does not take (proctree only "
-                                    "system-wide, process only for groups; wpar_all or spare bits)" },
+                                    "The mode word has bits this scope does not take (no_inherit and "
+                                    "process not system-wide; wpar_all or spare bits)" },
+        [PROGRAM_CONFLICTING_MODE] = { PMAPI_ERROR_INVALID_MODE,
+                                    "proctree counts new threads and processes, which no_inherit (or a "
+                                    "process group, PM_PROCESS) leaves out: set one or the other" },
         [PROGRAM_THRESHOLD]     = { PMAPI_ERROR_THRESHOLD,
                                     "No event on Linux is thresholdable; clear the threshold bits" },
         [PROGRAM_HYPERVISOR]    = { PMAPI_ERROR_HYPERVISOR,
                                     "Hypervisor-mode counting is not supported on Linux" },
         [PROGRAM_EVENT_GROUPS]  = { PMAPI_ERROR_EVENT_GROUPS,
-                                    "Predefined event groups (mode.b.is_group) are not supported yet" },
+                                    "Predefined event groups (mode.b.is_group) are not supported yet: no POWER "
+                                    "group id (137, 150, 186-195 ...) exists on Linux; program the events themselves" },
         [PROGRAM_NO_EVENTS]     = { PMAPI_ERROR_NO_EVENTS,
                                     "Every counter is COUNT_NOTHING; program at least one event" },
 };

@@ -1,8 +1,13 @@
 /* program.c: AIX's rules for a program in the thread, group and system scopes and its perf
  * encoding. Mode bits the thread scope takes: user, kernel, count, no_inherit, runlatch (excludes
- * the idle task: a no-op for a thread, which never is it) and nointerrupt (counting is never
- * interrupted on Linux); the group scope takes process too; the system scope takes proctree and
- * not no_inherit. */
+ * the idle task: a no-op for a thread, which never is it), nointerrupt (counting is never
+ * interrupted on Linux), and proctree and process, which change nothing there: a thread program
+ * follows the tree through inheritance already, and AIX's pm_set_program_mythread page lists
+ * process (IPM and Jikes RVM set proctree, old Paradyn process, and all ran on AIX). The group
+ * scope takes the same, process there making a process group; the system scope takes proctree and
+ * neither no_inherit nor process. A bit is refused only where honouring it is impossible or where
+ * accepting it would count something other than what the caller asked: bits that contradict each
+ * other (proctree follows new threads and processes, no_inherit and a process group do not). */
 #include <string.h>
 
 #include "program.h"
@@ -12,14 +17,14 @@
 #define MODE_IS_GROUP_BIT    0x20u
 #define MODE_RUNLATCH_BIT    0x1000000u
 #define MODE_NOINTERRUPT_BIT 0x200000u
-#define MODE_THREAD_BITS     (PM_COUNT | PM_USER | PM_KERNEL | PM_NO_INHERIT | MODE_RUNLATCH_BIT | \
-                              MODE_NOINTERRUPT_BIT)
+#define MODE_THREAD_BITS     (PM_COUNT | PM_USER | PM_KERNEL | PM_NO_INHERIT | PM_PROCTREE | PM_PROCESS | \
+                              MODE_RUNLATCH_BIT | MODE_NOINTERRUPT_BIT)
 /* The system scope: no inheritance switch (a CPU has no children), proctree instead. */
 #define MODE_SYSTEM_BITS     (PM_COUNT | PM_USER | PM_KERNEL | PM_PROCTREE | MODE_RUNLATCH_BIT | \
                               MODE_NOINTERRUPT_BIT)
 
 static ProgramError program_check(const Program *p, const EventTable *t, uint32_t allowed_bits,
-                                  int *ret_counter) {
+                                  uint32_t conflicts_with_proctree, int *ret_counter) {
         size_t n_used = 0;
 
         if (p->mode & MODE_THRESHOLD_BITS)
@@ -30,6 +35,8 @@ static ProgramError program_check(const Program *p, const EventTable *t, uint32_
                 return PROGRAM_EVENT_GROUPS;
         if (p->mode & ~allowed_bits)
                 return PROGRAM_INVALID_MODE;
+        if ((p->mode & PM_PROCTREE) && (p->mode & (PM_NO_INHERIT | conflicts_with_proctree)))
+                return PROGRAM_CONFLICTING_MODE;
         for (int c = 0; c < MAX_COUNTERS; c++) {
                 if (p->events[c] == COUNT_NOTHING)
                         continue;
@@ -44,15 +51,15 @@ static ProgramError program_check(const Program *p, const EventTable *t, uint32_
 }
 
 ProgramError program_check_thread(const Program *p, const EventTable *t, int *ret_counter) {
-        return program_check(p, t, MODE_THREAD_BITS, ret_counter);
+        return program_check(p, t, MODE_THREAD_BITS, 0, ret_counter);
 }
 
 ProgramError program_check_group(const Program *p, const EventTable *t, int *ret_counter) {
-        return program_check(p, t, MODE_THREAD_BITS | PM_PROCESS, ret_counter);
+        return program_check(p, t, MODE_THREAD_BITS, PM_PROCESS, ret_counter);
 }
 
 ProgramError program_check_system(const Program *p, const EventTable *t, int *ret_counter) {
-        return program_check(p, t, MODE_SYSTEM_BITS, ret_counter);
+        return program_check(p, t, MODE_SYSTEM_BITS, 0, ret_counter);
 }
 
 bool program_proctree(const Program *p) {

@@ -21,6 +21,7 @@ typedef enum ProgramError {
         PROGRAM_OK,
         PROGRAM_UNKNOWN_EVENT,          /* an id the catalog does not have */
         PROGRAM_INVALID_MODE,           /* a mode bit the scope does not take */
+        PROGRAM_CONFLICTING_MODE,       /* proctree with no_inherit, or with a process group */
         PROGRAM_THRESHOLD,
         PROGRAM_HYPERVISOR,
         PROGRAM_EVENT_GROUPS,
@@ -39,9 +40,9 @@ typedef struct ProgramEncoding {
 
 /* Checks a program for a thread context; on PROGRAM_UNKNOWN_EVENT *ret_counter names the counter. */
 ProgramError program_check_thread(const Program *p, const EventTable *t, int *ret_counter);
-/* The same for a group: PM_PROCESS is allowed too. */
+/* The same for a group: PM_PROCESS makes a process group there, which PM_PROCTREE contradicts. */
 ProgramError program_check_group(const Program *p, const EventTable *t, int *ret_counter);
-/* The same for the system scope: PM_PROCTREE is allowed, PM_NO_INHERIT and PM_PROCESS are not. */
+/* The same for the system scope: PM_NO_INHERIT and PM_PROCESS are not allowed. */
 ProgramError program_check_system(const Program *p, const EventTable *t, int *ret_counter);
 bool program_proctree(const Program *p);
 /* Whether threads created by a thread with this program get a context (not PM_NO_INHERIT). */

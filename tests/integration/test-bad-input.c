@@ -88,8 +88,7 @@ static void test_event_ids_must_come_from_pm_init(void **state) {
 
 static void test_mode_bits_are_checked(void **state) {
         static const struct { int mode; int expected; } cases[] = {
-                { PM_USER | PM_PROCTREE, PM_EMODE },
-                { PM_USER | PM_PROCESS, PM_EMODE },
+                { PM_USER | PM_PROCTREE | PM_NO_INHERIT, PM_EMODE },    /* a contradiction */
                 { PM_USER | 0x100000 /* wpar_all */, PM_EMODE },
                 { PM_USER | 0x40 /* spare */, PM_EMODE },
                 { PM_USER | (5 << 26) /* threshold */, PM_ETHRESH },

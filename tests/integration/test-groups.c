@@ -530,8 +530,12 @@ static int program_once_body(void *arg) {
         CHECK_RC(pm_set_program_mygroup(&prog), 0);
         CHECK_RC(pm_delete_program_mythread(), 0);      /* the last member leaves: group gone */
         CHECK_RC(pm_get_program_mygroup(&prog), PM_ENOCONTEXT);
-        prog.mode.w |= PM_PROCTREE;
+        prog.mode.w |= PM_PROCTREE | PM_PROCESS;          /* a process group does not follow the tree */
         CHECK_RC(pm_set_program_mygroup(&prog), PM_EMODE);
+        prog.mode.w &= ~PM_PROCESS;
+        prog.mode.w |= PM_NO_INHERIT;                   /* nor does one that never grows */
+        CHECK_RC(pm_set_program_mygroup(&prog), PM_EMODE);
+        CHECK_RC(pm_get_program_mygroup(&prog), PM_ENOCONTEXT);
         return 0;
 }
 

@@ -247,10 +247,10 @@ static void test_bad_arguments_get_clear_errors(void **state) {
         assert_int_equal(pm_set_program_thread(0, 0, &prog), PM_ENOTHREAD);
         assert_int_equal(pm_set_program_thread(-1, t.pid, &prog), PM_ENOTHREAD);
         assert_int_equal(pm_get_data_thread(t.pid, other.pid, &d), PM_ENOTHREAD);    /* not t's thread */
-        prog.mode.w |= PM_PROCTREE;
-        assert_int_equal(pm_set_program_thread(t.pid, t.pid, &prog), PM_EMODE);
-        prog.mode.w = PM_USER | PM_PROCESS;
-        assert_int_equal(pm_set_program_thread(t.pid, t.pid, &prog), PM_EMODE);      /* process: groups only */
+        prog.mode.w |= PM_PROCTREE | PM_NO_INHERIT;
+        assert_int_equal(pm_set_program_thread(t.pid, t.pid, &prog), PM_EMODE);      /* a contradiction */
+        prog.mode.w = PM_USER | 0x100000;
+        assert_int_equal(pm_set_program_thread(t.pid, t.pid, &prog), PM_EMODE);      /* wpar_all */
         program(&prog, PM_USER, 987654, COUNT_NOTHING);
         assert_int_equal(pm_set_program_thread(t.pid, t.pid, &prog), PM_EEVENT);
         assert_int_equal(wait_for_context_count(0, 10000), 0);

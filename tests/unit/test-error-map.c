@@ -355,6 +355,7 @@ static void test_program_errors_reach_the_right_pm_codes(void **state) {
         } table[] = {
                 { PROGRAM_UNKNOWN_EVENT, PM_EEVENT },
                 { PROGRAM_INVALID_MODE,  PM_EMODE },
+                { PROGRAM_CONFLICTING_MODE, PM_EMODE },
                 { PROGRAM_THRESHOLD,     PM_ETHRESH },
                 { PROGRAM_HYPERVISOR,    PM_EHYPERVISOR },
                 { PROGRAM_EVENT_GROUPS,  PM_EGROUPS },

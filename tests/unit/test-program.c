@@ -37,40 +37,49 @@ static Program program_with(uint32_t mode) {
         return p;
 }
 
+/* Each mode word in the three scopes. proctree and process are accepted on thread programs (real
+ * AIX clients set them there; they change nothing) and refused only where they contradict another
+ * bit: proctree follows new threads and processes, which no_inherit and a process group do not. */
 static void test_mode_bits_give_expected_verdict(void **state) {
         const EventTable *t = *state;
+        enum { OK = PROGRAM_OK, BAD = PROGRAM_INVALID_MODE, CONFLICT = PROGRAM_CONFLICTING_MODE };
         static const struct {
                 uint32_t mode;
-                ProgramError want;
+                ProgramError thread, group, system;
         } table[] = {
-                { PM_USER,                              PROGRAM_OK },
-                { PM_KERNEL,                            PROGRAM_OK },
-                { PM_USER | PM_KERNEL | PM_COUNT,       PROGRAM_OK },
-                { PM_USER | PM_NO_INHERIT,              PROGRAM_OK },
-                { PM_USER | 0x1000000u,                 PROGRAM_OK },           /* runlatch */
-                { PM_USER | 0x200000u,                  PROGRAM_OK },           /* nointerrupt */
-                { PM_USER | PM_PROCTREE,                PROGRAM_INVALID_MODE },
-                { PM_USER | PM_PROCESS,                 PROGRAM_INVALID_MODE },
-                { PM_USER | 0x100000u,                  PROGRAM_INVALID_MODE }, /* wpar_all */
-                { PM_USER | 0x40u,                      PROGRAM_INVALID_MODE }, /* spare */
-                { PM_USER | 0x40000u,                   PROGRAM_INVALID_MODE }, /* spare, highest */
-                { PM_USER | 0x04000000u,                PROGRAM_THRESHOLD },    /* threshold = 1 */
-                { PM_USER | 0xfc000000u,                PROGRAM_THRESHOLD },    /* threshold = 63 */
-                { PM_USER | 0x2000000u,                 PROGRAM_THRESHOLD },    /* thresh_res */
-                { PM_USER | 0x400000u,                  PROGRAM_THRESHOLD },    /* thresh_hres */
-                { PM_USER | 0x800000u,                  PROGRAM_HYPERVISOR },
-                { PM_USER | 0x20u,                      PROGRAM_EVENT_GROUPS }, /* is_group */
+                { PM_USER,                              OK, OK, OK },
+                { PM_KERNEL,                            OK, OK, OK },
+                { PM_USER | PM_KERNEL | PM_COUNT,       OK, OK, OK },
+                { PM_USER | PM_NO_INHERIT,              OK, OK, BAD },
+                { PM_USER | 0x1000000u,                 OK, OK, OK },           /* runlatch */
+                { PM_USER | 0x200000u,                  OK, OK, OK },           /* nointerrupt */
+                { PM_USER | PM_PROCTREE,                OK, OK, OK },           /* IPM, Jikes RVM */
+                { PM_USER | PM_PROCESS,                 OK, OK, BAD },          /* old Paradyn */
+                { PM_USER | PM_PROCTREE | PM_PROCESS,   OK, CONFLICT, BAD },
+                { PM_USER | PM_PROCTREE | PM_NO_INHERIT, CONFLICT, CONFLICT, BAD },
+                { PM_USER | 0x100000u,                  BAD, BAD, BAD },        /* wpar_all */
+                { PM_USER | 0x40u,                      BAD, BAD, BAD },        /* spare */
+                { PM_USER | 0x40000u,                   BAD, BAD, BAD },        /* spare, highest */
+                { PM_USER | 0x04000000u,                PROGRAM_THRESHOLD, PROGRAM_THRESHOLD, PROGRAM_THRESHOLD },
+                { PM_USER | 0xfc000000u,                PROGRAM_THRESHOLD, PROGRAM_THRESHOLD, PROGRAM_THRESHOLD },
+                { PM_USER | 0x2000000u,                 PROGRAM_THRESHOLD, PROGRAM_THRESHOLD, PROGRAM_THRESHOLD },
+                { PM_USER | 0x400000u,                  PROGRAM_THRESHOLD, PROGRAM_THRESHOLD, PROGRAM_THRESHOLD },
+                { PM_USER | 0x800000u,                  PROGRAM_HYPERVISOR, PROGRAM_HYPERVISOR, PROGRAM_HYPERVISOR },
+                { PM_USER | 0x20u,                      PROGRAM_EVENT_GROUPS, PROGRAM_EVENT_GROUPS, PROGRAM_EVENT_GROUPS },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(table); i++) {
                 Program p = program_with(table[i].mode);
-                ProgramError e;
+                ProgramError e[3];
 
                 p.events[0] = 2;
-                e = program_check_thread(&p, t, NULL);
-                if (e != table[i].want)
-                        fail_msg("mode %#x: got %d, expected %d", table[i].mode, (int) e,
-                                 (int) table[i].want);
+                e[0] = program_check_thread(&p, t, NULL);
+                e[1] = program_check_group(&p, t, NULL);
+                e[2] = program_check_system(&p, t, NULL);
+                if (e[0] != table[i].thread || e[1] != table[i].group || e[2] != table[i].system)
+                        fail_msg("mode %#x: got %d/%d/%d (thread/group/system), expected %d/%d/%d", table[i].mode,
+                                 (int) e[0], (int) e[1], (int) e[2], (int) table[i].thread, (int) table[i].group,
+                                 (int) table[i].system);
         }
 }
 

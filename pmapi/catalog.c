@@ -155,7 +155,9 @@ int catalog_check_program(const pm_prog_t *prog) {
         pthread_mutex_lock(&installed_lock);
         if (!installed)
                 r = PM_ENOTINIT;
-        for (int k = 0; r == 0 && k < MAX_COUNTERS; k++)
+        /* With is_group, events[0] is a group id and the other counters are ignored (AIX; libmpihpm
+         * leaves them 0): pmapid judges the group, not an event list. */
+        for (int k = 0; r == 0 && !prog->mode.b.is_group && k < MAX_COUNTERS; k++)
                 if (prog->events[k] != COUNT_NOTHING && !catalog_allows(installed, k, prog->events[k]))
                         r = PM_EEVENT;
         pthread_mutex_unlock(&installed_lock);

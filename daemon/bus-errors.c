@@ -56,6 +56,15 @@ int bus_error_thread(sd_bus_error *error, int r, pid_t pid, pid_t tid) {
                                        strerror(-r));
 }
 
+int bus_error_caller(sd_bus_error *error, int r) {
+        if (r == -ESTALE)
+                return sd_bus_error_set(error, PMAPI_ERROR_CALLER_GONE,
+                                        "The process that opened this bus connection has exited or runs as another "
+                                        "user now (its pid may be another process's): a forked child cannot act in "
+                                        "its parent's name; open a new connection");
+        return sd_bus_error_set_errno(error, r);
+}
+
 static const char *const refusal_names[_ACCESS_VERDICT_MAX] = {
         [ACCESS_DENIED_OTHER_USER] = PMAPI_ERROR_NOT_OWNER,
         [ACCESS_DENIED_OTHER_GROUP] = PMAPI_ERROR_NOT_OWNER,

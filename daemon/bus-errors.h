@@ -13,6 +13,8 @@ int bus_error_thread(sd_bus_error *error, int r, pid_t pid, pid_t tid);
 /* The same, where r may be an access refusal: -EPERM with a denying verdict names the reason. */
 int bus_error_target(sd_bus_error *error, int r, AccessVerdict refusal, pid_t pid, pid_t tid);
 int bus_error_program(sd_bus_error *error, ProgramError e, int counter);
+/* A caller that could not be identified: -ESTALE (caller-cache.h) becomes CallerGone. */
+int bus_error_caller(sd_bus_error *error, int r);
 /* The D-Bus name an errno maps to (for tests and logs). */
 const char *bus_error_name_from_errno(int r);
 /* The D-Bus name of a refusal by the access rule. */

@@ -1,8 +1,23 @@
 /* caller-cache.c: see caller-cache.h. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "caller-cache.h"
+
+/* What the cache keeps of a connection: its caller and the pin of the process behind it. */
+typedef struct CallerEntry {
+        Caller caller;
+        int pin;
+} CallerEntry;
+
+static void caller_entry_free(gpointer p) {
+        CallerEntry *e = p;
+
+        if (e->pin >= 0)
+                close(e->pin);
+        free(e);
+}
 
 static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         CallerCache *c = userdata;
@@ -22,7 +37,7 @@ int caller_cache_new(sd_bus *bus, CallerCache **ret) {
 
         if (!c)
                 return -ENOMEM;
-        c->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        c->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, caller_entry_free);
         r = sd_bus_match_signal(bus, &c->match, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                 "org.freedesktop.DBus", "NameOwnerChanged", on_name_owner_changed, c);
         if (r < 0) {
@@ -44,19 +59,33 @@ CallerCache *caller_cache_free(CallerCache *c) {
 
 int caller_cache_get(CallerCache *c, sd_bus_message *m, Caller *ret) {
         const char *sender = sd_bus_message_get_sender(m);
-        Caller *cached;
-        int r;
+        CallerEntry *e;
+        int r, pin;
 
-        if (!c || !sender)              /* peer-to-peer: no unique names, ask every time */
-                return caller_from_message(m, ret);
-        cached = g_hash_table_lookup(c->by_name, sender);
-        if (cached) {
-                *ret = *cached;
+        if (!c || !sender) {            /* peer-to-peer: no unique names, ask every time */
+                r = caller_from_message(m, ret, &pin);
+                if (r >= 0)
+                        close(pin);
+                return r;
+        }
+        e = g_hash_table_lookup(c->by_name, sender);
+        if (e) {
+                /* A connection whose process has exited stays refused until it closes: its PID
+                 * may name another process by now. */
+                if (!thread_pin_alive(e->pin))
+                        return -ESTALE;
+                *ret = e->caller;
                 return 0;
         }
-        r = caller_from_message(m, ret);
-        if (r < 0)
+        e = calloc(1, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        r = caller_from_message(m, &e->caller, &e->pin);
+        if (r < 0) {
+                free(e);
                 return r;
-        g_hash_table_insert(c->by_name, g_strdup(sender), g_memdup2(ret, sizeof(*ret)));
+        }
+        *ret = e->caller;
+        g_hash_table_insert(c->by_name, g_strdup(sender), e);
         return 0;
 }

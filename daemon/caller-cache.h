@@ -1,7 +1,9 @@
 /* caller-cache.h: bus credentials of connected clients, keyed by unique bus name. Asking the broker
  * for a sender's credentials is a synchronous round trip; a unique name is never reused and its
  * PID and EUID are fixed when it connects, so they are asked once per connection and forgotten when
- * the broker says the connection is gone. */
+ * the broker says the connection is gone. The process behind the PID is pinned at that first call;
+ * every later call checks the pin, and once that process has exited the connection gets -ESTALE,
+ * whoever holds it now. */
 #pragma once
 
 #include <glib.h>
@@ -10,7 +12,7 @@
 #include "caller.h"
 
 typedef struct CallerCache {
-        GHashTable *by_name;            /* unique name -> Caller* */
+        GHashTable *by_name;            /* unique name -> CallerEntry* (caller-cache.c) */
         sd_bus_slot *match;
 } CallerCache;
 

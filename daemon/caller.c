@@ -11,10 +11,11 @@
 #include "macro.h"
 #include "perf-syscall.h"
 
-int caller_from_message(sd_bus_message *m, Caller *ret) {
+int caller_from_message(sd_bus_message *m, Caller *ret, int *ret_pin) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        _cleanup_close_ int pin = -1;
         pid_t pid;
-        uid_t euid;
+        uid_t euid, now_euid;
         gid_t egid;
         int r;
 
@@ -27,32 +28,38 @@ int caller_from_message(sd_bus_message *m, Caller *ret) {
         r = sd_bus_creds_get_euid(creds, &euid);
         if (r < 0)
                 return r;
-        if (caller_read_egid(pid, &egid) < 0)
-                egid = (gid_t) -1;      /* matches no target: owner access is refused, not granted */
+        /* The bus took pid and euid when the process connected; the pid may have been freed and
+         * given to another process since. The pin fixes which process pid names from now on; the
+         * euid check refuses a process that runs as another user than the one that connected. */
+        pin = pidfd_open_process(pid);
+        if (pin < 0)
+                return -ESTALE;
+        if (proc_read_effective_ids(pid, &now_euid, &egid) < 0 || now_euid != euid || !thread_pin_alive(pin))
+                return -ESTALE;
         *ret = (Caller) { .pid = pid, .euid = euid, .egid = egid };
+        *ret_pin = TAKE_FD(pin);
         return 0;
 }
 
-int caller_read_egid(pid_t pid, gid_t *ret) {
-        _cleanup_close_ int pidfd = -1;
+int proc_read_effective_ids(pid_t pid, uid_t *ret_euid, gid_t *ret_egid) {
         char path[64], line[256];
-        unsigned g[2];
-        bool found = false;
+        unsigned u[2], g[2];
+        bool found_uid = false, found_gid = false;
         FILE *f;
 
-        pidfd = pidfd_open_thread(pid);
-        if (pidfd < 0)
-                return -ESRCH;
         (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
         f = fopen(path, "re");
         if (!f)
                 return -ESRCH;
-        while (!found && fgets(line, sizeof(line), f))
-                found = sscanf(line, "Gid: %u %u", &g[0], &g[1]) == 2;
+        while ((!found_uid || !found_gid) && fgets(line, sizeof(line), f)) {
+                found_uid = found_uid || sscanf(line, "Uid: %u %u", &u[0], &u[1]) == 2;
+                found_gid = found_gid || sscanf(line, "Gid: %u %u", &g[0], &g[1]) == 2;
+        }
         fclose(f);
-        if (!found || !thread_pin_alive(pidfd))
+        if (!found_uid || !found_gid)
                 return -ESRCH;
-        *ret = (gid_t) g[1];
+        *ret_euid = (uid_t) u[1];
+        *ret_egid = (gid_t) g[1];
         return 0;
 }
 

@@ -13,12 +13,16 @@ typedef struct Caller {
         gid_t egid;                     /* for the access rule's group check; (gid_t) -1 if unknown */
 } Caller;
 
-/* The broker vouches for the sender's PID and EUID; nothing else is trusted. The broker does not
- * say the sender's primary group, so its egid is read from /proc/<pid>/status under a pidfd pin
- * of that PID, once per connection like the rest (the bus keeps the ids of connect time too). */
-int caller_from_message(sd_bus_message *m, Caller *ret);
-/* The effective gid of process pid, read under a pidfd so that a reused pid is not read; -ESRCH. */
-int caller_read_egid(pid_t pid, gid_t *ret);
+/* The broker vouches for the sender's PID and EUID as they were when it connected; nothing else
+ * is trusted. The process behind that PID is pinned with a pidfd (*ret_pin, the caller's to keep
+ * and close) and must still run with that EUID: otherwise -ESTALE, the connection's process is
+ * gone (a forked child holds the connection of an exited parent, its PID given to another process)
+ * or became another user. The broker does not say the sender's primary group: its egid is read
+ * from /proc/<pid>/status under the pin. Asked once per connection (caller-cache.c), which then
+ * checks the pin at every call. */
+int caller_from_message(sd_bus_message *m, Caller *ret, int *ret_pin);
+/* The effective uid and gid of process pid from /proc/<pid>/status; -ESRCH. Read it under a pin. */
+int proc_read_effective_ids(pid_t pid, uid_t *ret_euid, gid_t *ret_egid);
 
 /* Pins thread tid of process pid with a PIDFD_THREAD pidfd. -ESRCH if tid is not a live thread of
  * pid. The pin says "the thread the caller meant"; check it again with thread_pin_alive() after

@@ -15,7 +15,7 @@ int method_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *er
         ProgramError pe;
         int r;
 
-        r = manager_bus_read_target(m, manager, &t);
+        r = manager_bus_read_target(m, manager, error, &t);
         if (r < 0)
                 return r;
         r = manager_bus_read_program(m, error, &program);
@@ -35,7 +35,7 @@ static int message_group(sd_bus_message *m, Manager *manager, sd_bus_error *erro
                          Context **ret_context, Group **ret_group) {
         int r;
 
-        r = manager_bus_read_target(m, manager, ret_target);
+        r = manager_bus_read_target(m, manager, error, ret_target);
         if (r < 0)
                 return r;
         r = manager_get_group(manager, &ret_target->caller, ret_target->pid, ret_target->tid, ret_context,

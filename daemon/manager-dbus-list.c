@@ -36,7 +36,7 @@ int method_list_contexts(sd_bus_message *m, void *userdata, sd_bus_error *error)
         int r;
 
         (void) error;
-        r = caller_cache_get(manager->callers, m, &caller);
+        r = manager_bus_caller(m, manager, error, &caller);
         if (r < 0)
                 return r;
         list = calloc(manager_n_contexts(manager) + 1, sizeof(*list));

@@ -66,7 +66,7 @@ int method_get_group_members(sd_bus_message *m, void *userdata, sd_bus_error *er
         /* New threads are members by now, and every name the kernel reported is applied. */
         if (manager->fork_watch)
                 fork_watch_flush(manager->fork_watch);
-        r = manager_bus_read_target(m, manager, &t);
+        r = manager_bus_read_target(m, manager, error, &t);
         if (r < 0)
                 return r;
         r = manager_get_group(manager, &t.caller, t.pid, t.tid, &c, &g, &t.refusal);

@@ -68,7 +68,7 @@ int method_set_system_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         ProgramError pe;
         int r;
 
-        r = caller_cache_get(manager->callers, m, &caller);
+        r = manager_bus_caller(m, manager, error, &caller);
         if (r < 0)
                 return r;
         r = manager_bus_read_program(m, error, &program);
@@ -88,7 +88,7 @@ static int message_system(sd_bus_message *m, Manager *manager, sd_bus_error *err
         Caller caller;
         int r;
 
-        r = caller_cache_get(manager->callers, m, &caller);
+        r = manager_bus_caller(m, manager, error, &caller);
         if (r < 0)
                 return r;
         r = manager_get_system(manager, &caller, ret);

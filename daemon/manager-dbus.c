@@ -11,14 +11,23 @@
 #include "macro.h"
 #include "manager-dbus.h"
 
-int manager_bus_read_target(sd_bus_message *m, Manager *manager, BusTarget *ret) {
+int manager_bus_caller(sd_bus_message *m, Manager *manager, sd_bus_error *error, Caller *ret) {
+        int r = caller_cache_get(manager->callers, m, ret);
+
+        if (r == -ESTALE)
+                log_info("Refused %s to bus connection '%s': the process that opened it has exited or runs as "
+                         "another user now.", sd_bus_message_get_member(m), sd_bus_message_get_sender(m) ?: "-");
+        return r < 0 ? bus_error_caller(error, r) : 0;
+}
+
+int manager_bus_read_target(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret) {
         int32_t pid, tid;
         int r;
 
         r = sd_bus_message_read(m, "ii", &pid, &tid);
         if (r < 0)
                 return r;
-        r = caller_cache_get(manager->callers, m, &ret->caller);
+        r = manager_bus_caller(m, manager, error, &ret->caller);
         if (r < 0)
                 return r;
         ret->pid = pid;
@@ -106,7 +115,7 @@ static int method_set_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         ProgramError pe;
         int r;
 
-        r = manager_bus_read_target(m, manager, &t);
+        r = manager_bus_read_target(m, manager, error, &t);
         if (r < 0)
                 return r;
         r = manager_bus_read_program(m, error, &program);
@@ -126,7 +135,7 @@ static int message_context(sd_bus_message *m, Manager *manager, sd_bus_error *er
                            Context **ret) {
         int r;
 
-        r = manager_bus_read_target(m, manager, ret_target);
+        r = manager_bus_read_target(m, manager, error, ret_target);
         if (r < 0)
                 return r;
         r = manager_get_thread(manager, &ret_target->caller, ret_target->pid, ret_target->tid, ret,
@@ -243,7 +252,7 @@ static int method_inherit(sd_bus_message *m, void *userdata, sd_bus_error *error
         BusTarget t;
         int r;
 
-        r = manager_bus_read_target(m, manager, &t);
+        r = manager_bus_read_target(m, manager, error, &t);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(m, "iit", &ppid, &ptid, &created_ns);

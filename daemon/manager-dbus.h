@@ -15,8 +15,10 @@ typedef struct BusTarget {
         AccessVerdict refusal;          /* ACCESS_SELF until the access rule refuses */
 } BusTarget;
 
+/* The caller of m, from the bus (caller-cache.h); a caller that is gone sets CallerGone in error. */
+int manager_bus_caller(sd_bus_message *m, Manager *manager, sd_bus_error *error, Caller *ret);
 /* Shared by the handlers. Reads the (pid, tid) arguments and the caller's credentials. */
-int manager_bus_read_target(sd_bus_message *m, Manager *manager, BusTarget *ret);
+int manager_bus_read_target(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret);
 /* Turns the core's error r into the D-Bus error, and logs refusals with caller and target. */
 int manager_bus_fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, int r, const BusTarget *t);
 /* Reads the (mode, events) arguments; a malformed array sets error. */

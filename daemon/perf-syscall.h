@@ -16,6 +16,11 @@ static inline int sys_perf_event_open(struct perf_event_attr *attr, pid_t tid, i
         return (int) syscall(SYS_perf_event_open, attr, tid, cpu, group_fd, flags);
 }
 
+/* A pidfd for the whole process (pid must be a thread-group leader): readable once it has exited. */
+static inline int pidfd_open_process(pid_t pid) {
+        return (int) syscall(SYS_pidfd_open, pid, 0);
+}
+
 static inline int pidfd_open_thread(pid_t tid) {
         return (int) syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
 }

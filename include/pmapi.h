@@ -279,6 +279,8 @@ typedef struct {
 #define PM_ESYSBUSY        28   /* another process owns the system-wide counters (pm_error names it) */
 #define PM_ESYSROOT        29   /* counting every process needs root: use PM_PROCTREE */
 #define PM_ECPU            30   /* no such processor, or not online since pm_set_program() */
+/* Identity: the process that opened the caller's bus connection has exited or changed its user. */
+#define PM_ECALLERGONE     31
 #define PM_EEXIST          59   /* the thread already has a context */
 #define PM_ENOTSTARTED     85   /* counting was never started (reserved: stop is idempotent) */
 

@@ -2,7 +2,9 @@
  * behind a mutex (pmapid serializes calls anyway). That covers the messages too: each one holds a
  * reference on the connection, counted without atomics, so every message is created and dropped
  * under the mutex, replies included (bus_reply_unref). After fork the child drops the parent's
- * connection and opens its own on first use. No call blocks longer than CALL_TIMEOUT_USEC. */
+ * connection and opens its own on first use, as it does after its effective user changed (pmapid
+ * refuses a connection whose process no longer runs as the user that connected). No call blocks
+ * longer than CALL_TIMEOUT_USEC. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,13 +119,22 @@ static int callv_locked(const char *method, sd_bus_message **ret_reply, pid_t pi
         return r;
 }
 
+/* PM_ECALLERGONE on our own connection means this process runs as another user than when it
+ * connected (the bus keeps the ids of connect time): a new connection carries the ids it has now. */
 static int callv(const char *method, sd_bus_message **ret_reply, pid_t pid, pid_t tid, const char *types,
                  va_list ap) {
+        va_list again;
         int r;
 
+        va_copy(again, ap);
         pthread_mutex_lock(&bus_lock);
         r = callv_locked(method, ret_reply, pid, tid, types, ap);
+        if (r == PM_ECALLERGONE) {
+                bus_drop_locked();
+                r = callv_locked(method, ret_reply, pid, tid, types, again);
+        }
         pthread_mutex_unlock(&bus_lock);
+        va_end(again);
         return r;
 }
 

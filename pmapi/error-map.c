@@ -34,6 +34,7 @@ static const struct {
         { PMAPI_ERROR_SYSTEM_BUSY,              PM_ESYSBUSY },
         { PMAPI_ERROR_ROOT_REQUIRED,            PM_ESYSROOT },
         { PMAPI_ERROR_NO_SUCH_CPU,              PM_ECPU },
+        { PMAPI_ERROR_CALLER_GONE,              PM_ECALLERGONE },
         /* The broker's own answers when pmapid is absent or gone. */
         { SD_BUS_ERROR_SERVICE_UNKNOWN,         PM_ENODAEMON },
         { SD_BUS_ERROR_NAME_HAS_NO_OWNER,       PM_ENODAEMON },

@@ -36,6 +36,7 @@ static const char *const messages[] = {
         [PM_ESYSBUSY]    = "Another process owns the system-wide counters: wait until it calls pm_delete_program() or exits",
         [PM_ESYSROOT]    = "Counting every process needs root: run as root or set PM_PROCTREE",
         [PM_ECPU]        = "No such processor, or it has not been online since pm_set_program()",
+        [PM_ECALLERGONE] = "The process that opened this bus connection has exited or runs as another user now: a forked child cannot act in its parent's name",
         [PM_EEXIST]      = "The context already exists: delete it before setting a new program",
         [PM_ENOTSTARTED] = "Counting was never started",
 };

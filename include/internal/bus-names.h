@@ -38,3 +38,5 @@
 #define PMAPI_ERROR_SYSTEM_BUSY         PMAPI_ERROR_PREFIX "SystemBusy"
 #define PMAPI_ERROR_ROOT_REQUIRED       PMAPI_ERROR_PREFIX "RootRequired"
 #define PMAPI_ERROR_NO_SUCH_CPU         PMAPI_ERROR_PREFIX "NoSuchCpu"
+/* Identity: the connection's process is gone (a recycled pid cannot be borrowed). */
+#define PMAPI_ERROR_CALLER_GONE         PMAPI_ERROR_PREFIX "CallerGone"

@@ -6,6 +6,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -173,6 +174,22 @@ int target_stop_mythread(Target *t, int thread) {
 
 int target_delete_program_mythread(Target *t, int thread) {
         return command(t, OP_DELETE, thread, 0, NULL);
+}
+
+int target_start_with_pid(Target *t, const TargetIdentity *id, int n_threads, pid_t want) {
+        for (int attempt = 0; attempt < 200; attempt++) {
+                FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "we");
+
+                if (!f)
+                        return -1;
+                fprintf(f, "%d\n", (int) want - 1);
+                if (fclose(f) != 0 || target_start(t, id, n_threads) < 0)
+                        return -1;
+                if (t->pid == want)
+                        return 0;
+                target_kill(t);
+        }
+        return 1;
 }
 
 void target_kill(Target *t) {

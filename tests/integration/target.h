@@ -32,6 +32,9 @@ typedef struct Target {
 /* Forks the target with n_threads threads (1..TARGET_MAX_THREADS) and waits until it is ready.
  * Returns 0 or -1. */
 int target_start(Target *t, const TargetIdentity *id, int n_threads);
+/* The same, with the target given pid `want` through /proc/sys/kernel/ns_last_pid (the pid must be
+ * free): 0, -1 on failure, 1 if other processes kept taking that pid. */
+int target_start_with_pid(Target *t, const TargetIdentity *id, int n_threads, pid_t want);
 /* Thread i touches n fresh pages; returns when it is done (0) or -1. */
 int target_touch(Target *t, int thread, size_t n);
 /* Thread i makes a first-party call; returns its PM code, and for the reads the counts. */

@@ -7,8 +7,9 @@
 
 static const EventDef rows[] = {
         { 1, "PM_TASK_CLOCK", "perf::TASK-CLOCK",
-          "CPU time of the thread in nanoseconds, from the scheduler's clock. Counts in every mode: "
-          "the user and kernel bits do not split it.",
+          "Time the thread was on a CPU, in nanoseconds, from the scheduler's clock; like perf stat's "
+          "task-clock it includes interrupts and time a hypervisor stole meanwhile, which the thread's "
+          "CPU-time clock leaves out. Counts in every mode: the user and kernel bits do not split it.",
           PM_VERIFIED, "tests/integration/test-event-counts.c", true },
         { 2, "PM_PAGE_FLT", "perf::PAGE-FAULTS",
           "Page faults taken by the thread (minor and major). User mode counts faults raised by user "

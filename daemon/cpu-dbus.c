@@ -1,6 +1,8 @@
-/* cpu-dbus.c: each CPU the system-wide context counts (or counted, before it went offline) is an
+/* cpu-dbus.c: each CPU a system-wide context counts (or counted, before it went offline) is an
  * object an admin can browse with busctl: its current data, whether its counters are open now, and
- * the context's owner, events and state. Visible to root and to the owner's uid. */
+ * the context's owner, events and state: /org/pmapi/PerfMon1/cpu/<n> for the context that counts
+ * every process, /org/pmapi/PerfMon1/proctree/<pid>/cpu/<n> for pid's process tree. Visible to
+ * root and to the owner's uid. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,50 +12,97 @@
 #include "cpu-dbus.h"
 #include "macro.h"
 
-static bool visible(sd_bus *bus, Manager *m) {
-        return m->system && bus_current_caller_may_see(bus, m, m->system->owner_uid, m->system->owner_uid);
+static bool visible(sd_bus *bus, Manager *m, const SystemContext *s) {
+        return s && bus_current_caller_may_see(bus, m, s->owner_uid, s->owner_uid);
+}
+
+/* A decimal number with no sign, no leading zero and nothing after it (up to the next '/' when
+ * rest is given), or -1. */
+static long parse_number(const char *p, const char **rest) {
+        char *end;
+        long v;
+
+        if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
+                return -1;
+        v = strtol(p, &end, 10);
+        if (rest)
+                *rest = end;
+        else if (*end != '\0')
+                return -1;
+        return v;
+}
+
+/* /cpu/<n>: the every-process context's CPU n; /proctree/<pid>/cpu/<n>: a process tree's. */
+static SystemContext *context_of_path(Manager *m, const char *path, const char **ret_cpu) {
+        const char *rest;
+        long pid;
+        SystemContext *s;
+
+        if (strncmp(path, PMAPI_CPU_PREFIX "/", strlen(PMAPI_CPU_PREFIX "/")) == 0) {
+                *ret_cpu = path + strlen(PMAPI_CPU_PREFIX "/");
+                return m->systems->every_process;
+        }
+        if (strncmp(path, PMAPI_PROCTREE_PREFIX "/", strlen(PMAPI_PROCTREE_PREFIX "/")) != 0)
+                return NULL;
+        pid = parse_number(path + strlen(PMAPI_PROCTREE_PREFIX "/"), &rest);
+        if (pid <= 0 || pid > INT32_MAX || strncmp(rest, "/cpu/", 5) != 0)
+                return NULL;
+        s = system_owners_get(m->systems, (pid_t) pid);
+        if (!s || !s->tree)
+                return NULL;
+        *ret_cpu = rest + 5;
+        return s;
 }
 
 static int cpu_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                     sd_bus_error *error) {
         Manager *m = userdata;
-        const char *id;
-        char *end;
-        unsigned long cpu;
+        const char *id = NULL;
+        SystemContext *s = context_of_path(m, path, &id);
+        long cpu;
 
         (void) interface, (void) error;
-        if (strncmp(path, PMAPI_CPU_PREFIX "/", strlen(PMAPI_CPU_PREFIX "/")) != 0 || !visible(bus, m))
+        if (!visible(bus, m, s))
                 return 0;
-        id = path + strlen(PMAPI_CPU_PREFIX "/");
-        if (*id < '0' || *id > '9' || (id[0] == '0' && id[1] != '\0'))
+        cpu = parse_number(id, NULL);
+        if (cpu < 0 || (size_t) cpu >= s->n_cpus || !s->cpus[cpu].counted)
                 return 0;
-        cpu = strtoul(id, &end, 10);
-        if (*end != '\0' || cpu >= m->system->n_cpus || !m->system->cpus[cpu].counted)
-                return 0;
-        *found = &m->system->cpus[cpu];
+        *found = &s->cpus[cpu];
         return 1;
 }
 
+/* The object paths of the counted CPUs of every context the caller may see. */
 static int cpu_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
         Manager *m = userdata;
-        size_t n = 0;
+        size_t n_list = system_owners_count(m->systems), n = 0, max = 1;
+        _cleanup_free_ SystemContext **list = calloc(n_list + 1, sizeof(SystemContext *));
         char **l;
 
         (void) path, (void) error;
-        l = calloc((m->system ? m->system->n_cpus : 0) + 1, sizeof(char *));
+        if (!list)
+                return -ENOMEM;
+        n_list = system_owners_list(m->systems, list, n_list);
+        for (size_t i = 0; i < n_list; i++)
+                max += list[i]->n_cpus;
+        l = calloc(max, sizeof(char *));
         if (!l)
                 return -ENOMEM;
-        for (size_t cpu = 0; visible(bus, m) && cpu < m->system->n_cpus; cpu++) {
-                if (!m->system->cpus[cpu].counted)
-                        continue;
-                if (asprintf(&l[n], PMAPI_CPU_PREFIX "/%zu", cpu) < 0) {
-                        for (size_t i = 0; i < n; i++)
-                                free(l[i]);
-                        free(l);
-                        return -ENOMEM;
+        for (size_t i = 0; i < n_list; i++)
+                for (size_t cpu = 0; visible(bus, m, list[i]) && cpu < list[i]->n_cpus; cpu++) {
+                        int k;
+                        if (!list[i]->cpus[cpu].counted)
+                                continue;
+                        k = list[i]->tree ? asprintf(&l[n], PMAPI_PROCTREE_PREFIX "/%d/cpu/%zu",
+                                                     (int) list[i]->owner_pid, cpu)
+                                          : asprintf(&l[n], PMAPI_CPU_PREFIX "/%zu", cpu);
+                        if (k < 0) {
+                                for (size_t j = 0; j < n; j++)
+                                        free(l[j]);
+                                free(l);
+                                return -ENOMEM;
+                        }
+                        n++;
                 }
-                n++;
-        }
         *nodes = l;
         return 0;
 }
@@ -123,5 +172,11 @@ int cpu_bus_register(Manager *m, sd_bus *bus) {
         r = sd_bus_add_fallback_vtable(bus, NULL, PMAPI_CPU_PREFIX, PMAPI_CPU_INTERFACE, cpu_vtable, cpu_find, m);
         if (r < 0)
                 return r;
-        return sd_bus_add_node_enumerator(bus, NULL, PMAPI_CPU_PREFIX, cpu_enumerate, m);
+        r = sd_bus_add_fallback_vtable(bus, NULL, PMAPI_PROCTREE_PREFIX, PMAPI_CPU_INTERFACE, cpu_vtable, cpu_find, m);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_node_enumerator(bus, NULL, PMAPI_CPU_PREFIX, cpu_enumerate, m);
+        if (r < 0)
+                return r;
+        return sd_bus_add_node_enumerator(bus, NULL, PMAPI_PROCTREE_PREFIX, cpu_enumerate, m);
 }

@@ -3,13 +3,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "group.h"
 #include "macro.h"
 
-static size_t n_records_total;  /* over every group of the process: one pmapid, one manager */
+/* Over every group of the process (one pmapid, one manager): in all, and per owner uid. */
+static size_t n_records_total;
+static GHashTable *records_by_uid;      /* uid -> count, while any */
 
 size_t group_n_records_total(void) {
         return n_records_total;
+}
+
+size_t group_n_records_of_uid(uid_t uid) {
+        return records_by_uid ? GPOINTER_TO_SIZE(g_hash_table_lookup(records_by_uid, GUINT_TO_POINTER(uid))) : 0;
+}
+
+static void count_records(uid_t uid, ssize_t delta) {
+        size_t n = group_n_records_of_uid(uid) + (size_t) delta;
+
+        n_records_total += (size_t) delta;
+        if (!records_by_uid)
+                records_by_uid = g_hash_table_new(g_direct_hash, g_direct_equal);
+        if (n > 0)
+                g_hash_table_insert(records_by_uid, GUINT_TO_POINTER(uid), GSIZE_TO_POINTER(n));
+        else
+                g_hash_table_remove(records_by_uid, GUINT_TO_POINTER(uid));
+        if (g_hash_table_size(records_by_uid) == 0)
+                records_by_uid = (g_hash_table_destroy(records_by_uid), NULL);
 }
 
 int group_new(unsigned id, pid_t pid, uid_t owner_uid, const Program *program, bool process, Group **ret) {
@@ -34,7 +56,8 @@ Group *group_free(Group *g) {
         for (size_t i = 0; i < g->n_live; i++)
                 g->live[i]->group = NULL;
         free(g->live);
-        n_records_total -= g->n_records;
+        if (g->n_records > 0)
+                count_records(g->owner_uid, -(ssize_t) g->n_records);
         free(g->records);
         free(g);
         return NULL;
@@ -70,7 +93,7 @@ int group_add(Group *g, Context *c) {
 
 /* Room for one more record, or false when a bound (or memory) says no. */
 static bool reserve_record(Group *g) {
-        if (g->n_records >= GROUP_MAX_RECORDS || n_records_total >= GROUP_MAX_RECORDS_TOTAL)
+        if (g->n_records >= GROUP_MAX_RECORDS || group_n_records_of_uid(g->owner_uid) >= GROUP_MAX_RECORDS_PER_UID)
                 return false;
         if (g->n_records == g->n_records_allocated) {
                 size_t n = g->n_records_allocated ? 2 * g->n_records_allocated : 16;
@@ -97,7 +120,7 @@ int group_member_died(Group *g, Context *c) {
                 *rec = (GroupMemberRecord) { .pid = c->pid, .tid = c->tid };
                 memcpy(rec->comm, c->comm, sizeof(rec->comm));
                 memcpy(rec->counts, final, sizeof(AcctVector));
-                n_records_total++;
+                count_records(g->owner_uid, 1);
         } else if (g->n_records_dropped < UINT32_MAX)
                 g->n_records_dropped++;
         remove_live(g, c);

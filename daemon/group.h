@@ -11,11 +11,12 @@
 
 /* Each member that died leaves a record: who it was and its final counts (what its counters read
  * at its death: since its last own reset, not since the group's). Bounded: a group keeps at most
- * GROUP_MAX_RECORDS, and all groups together GROUP_MAX_RECORDS_TOTAL (~90 bytes each); the
- * records past either bound are only counted, in n_records_dropped. Members that leave (their
- * context deleted) take their data out of the group and leave no record. */
+ * GROUP_MAX_RECORDS, and all the groups of one owner uid together GROUP_MAX_RECORDS_PER_UID (~90
+ * bytes each), so that one user's churn never takes another's records; the records past either
+ * bound are only counted, in n_records_dropped. Members that leave (their context deleted) take
+ * their data out of the group and leave no record. */
 #define GROUP_MAX_RECORDS 65536
-#define GROUP_MAX_RECORDS_TOTAL (4 * GROUP_MAX_RECORDS)
+#define GROUP_MAX_RECORDS_PER_UID (4 * GROUP_MAX_RECORDS)
 
 typedef struct GroupMemberRecord {
         pid_t pid;
@@ -60,8 +61,9 @@ int group_stop(Group *g, Context *caller);
 /* Resets the caller and the group; other members keep their data (A3). */
 int group_reset(Group *g, Context *caller);
 int group_read(Group *g, AcctVector ret);
-/* Records of dead members held by all groups together (for the bound and for tests). */
+/* Records of dead members held by all groups together, and by the groups of one owner uid. */
 size_t group_n_records_total(void);
+size_t group_n_records_of_uid(uid_t uid);
 /* The program as get_program reports it: the count bit is the group state, PM_PROCESS the kind. */
 Program group_get_program(const Group *g);
 /* pm_ginfo_t.flags.w: consistent 0x1, process 0x2. */

@@ -12,10 +12,14 @@ static int system_error(sd_bus_error *error, Manager *m, int r) {
         switch (r) {
         case -EEXIST:
                 return sd_bus_error_set(error, PMAPI_ERROR_CONTEXT_EXISTS,
-                                        "This process owns the system-wide context already; delete it first");
+                                        "This process owns a system-wide context already; delete it first");
         case -EBUSY:
                 return sd_bus_error_setf(error, PMAPI_ERROR_SYSTEM_BUSY, "owned by pid %d",
                                          (int) manager_system_owner(m));
+        case -EUSERS:
+                return sd_bus_error_setf(error, PMAPI_ERROR_LIMIT_EXCEEDED,
+                                         "This user's processes own %d system-wide contexts already (one per process); "
+                                         "delete one first", SYSTEM_OWNERS_MAX_PER_UID);
         case -ENOTSUP:
                 return sd_bus_error_set(error, PMAPI_ERROR_ROOT_REQUIRED,
                                         "the caller is not root; PM_PROCTREE counts its own process tree");
@@ -24,7 +28,8 @@ static int system_error(sd_bus_error *error, Manager *m, int r) {
                                         "There is no system-wide context; set a system program first");
         case -EDQUOT:
                 return sd_bus_error_set(error, PMAPI_ERROR_LIMIT_EXCEEDED,
-                                        "The process tree has too many threads to count on every CPU (a quarter of MaxContexts)");
+                                        "This user's process trees have too many threads to count on every CPU "
+                                        "(a quarter of MaxContexts between them)");
         case -EACCES:
                 return sd_bus_error_set(error, PMAPI_ERROR_KERNEL_MODE_DENIED,
                                         "Kernel-mode counting of these events refused: kernel.perf_event_paranoid "
@@ -49,7 +54,8 @@ static int system_error(sd_bus_error *error, Manager *m, int r) {
 
 static int fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, const Caller *caller, int r) {
         const char *method = sd_bus_message_get_member(m);
-        const char *why = r == -EBUSY ? "another process owns the system-wide context" :
+        const char *why = r == -EBUSY ? "another process counts every process" :
+                          r == -EUSERS ? "this user owns its limit of system-wide contexts" :
                           r == -ENOTSUP ? "counting every process needs root" :
                           r == -EPERM ? "kernel.perf_event_paranoid forbids unprivileged perf" :
                           r == -EACCES ? "kernel-mode counting refused by kernel.perf_event_paranoid" : NULL;
@@ -116,7 +122,7 @@ int method_delete_system_program(sd_bus_message *m, void *userdata, sd_bus_error
         r = message_system(m, userdata, error, &s);
         if (r < 0)
                 return r;
-        manager_delete_system(userdata);
+        manager_delete_system(userdata, s->owner_pid);
         return sd_bus_reply_method_return(m, NULL);
 }
 

@@ -1,13 +1,12 @@
-/* manager-system.c: the system scope's rules (AIX §4.11, DESIGN §8 A6). One process at a time owns
- * the system-wide context, from SetSystemProgram until DeleteSystemProgram or its exit; every call
- * but set from another process is refused. Counting every process needs root; anyone may count
- * their own process tree (PM_PROCTREE), which the kernel lets them do themselves. Thread and group
- * contexts live on beside it: perf has no reason to forbid both at once. CPUs that go on- or
- * offline are followed from uevents, and checked again at every call in case one was missed. */
+/* manager-system.c: the system scope's rules (AIX §4.11, DESIGN §8 A6). Each process may own one
+ * system-wide context (system-owners.h), from SetSystemProgram until DeleteSystemProgram or its
+ * exit, and only it acts on it. Counting every process needs root, and only one process at a time
+ * counts every process (AIX's single system-wide context: SystemBusy names its owner); anyone
+ * may count their own process tree (PM_PROCTREE), which the kernel lets them do themselves, beside
+ * everyone else's, up to SYSTEM_OWNERS_MAX_PER_UID per user. Thread and group contexts live on
+ * beside them: perf has no reason to forbid both at once. */
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/epoll.h>
-#include <sys/syscall.h>
 
 #include <glib.h>
 
@@ -17,54 +16,13 @@
 #include "manager.h"
 #include "proc-tree.h"
 
-/* A process-tree context costs a group of up to MAX_COUNTERS fds per thread and CPU: it may take a
- * quarter of what pmapid's fd limit allows for contexts, and never more than this many threads. */
+/* A process-tree context costs a group of up to MAX_COUNTERS fds per thread and CPU: one uid's
+ * process trees together may take a quarter of what pmapid's fd limit allows for contexts, and
+ * never more than this many threads each. */
 #define SYSTEM_MAX_TREE_THREADS 1024
 
-void manager_delete_system(Manager *m) {
-        if (!m->system)
-                return;
-        log_info("System-wide context of pid %d released.", (int) m->system->owner_pid);
-        m->system_exit = sd_event_source_disable_unref(m->system_exit);
-        if (m->system_pidfd >= 0)
-                close(m->system_pidfd);
-        m->system_pidfd = -1;
-        m->cpu_watch = cpu_watch_free(m->cpu_watch);
-        m->system = system_free(m->system);
-}
-
-static int on_owner_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Manager *m = userdata;
-
-        (void) s, (void) fd, (void) revents;
-        log_info("Owner of the system-wide context (pid %d) exited.", m->system ? (int) m->system->owner_pid : 0);
-        manager_delete_system(m);
-        return 0;
-}
-
-static void apply_cpu(Manager *m, unsigned cpu, bool online) {
-        int r;
-
-        if (!m->system)
-                return;
-        r = online ? system_cpu_online(m->system, cpu) : system_cpu_offline(m->system, cpu);
-        if (r < 0 && r != -ENXIO && r != -ENODEV)
-                log_warning_errno(r, "Following CPU %u %s for the system-wide context failed: %m", cpu,
-                                  online ? "online" : "offline");
-}
-
-static void on_cpu_change(unsigned cpu, bool online, void *userdata) {
-        apply_cpu(userdata, cpu, online);
-}
-
-void manager_sync_cpus(Manager *m) {
-        _cleanup_free_ bool *online = NULL;
-
-        if (!m->system || cpu_list_read(CPU_LIST_ONLINE, m->system->n_cpus, &online) < 0)
-                return;
-        for (size_t cpu = 0; cpu < m->system->n_cpus; cpu++)
-                if (online[cpu] != system_cpu_open(m->system, (unsigned) cpu))
-                        apply_cpu(m, (unsigned) cpu, online[cpu]);
+void manager_delete_system(Manager *m, pid_t owner_pid) {
+        system_owners_remove(m->systems, owner_pid);
 }
 
 /* The threads a process-tree context counts: every thread of the caller's process and of its
@@ -96,34 +54,22 @@ static int tree_threads(Manager *m, const Caller *caller, pid_t **ret, size_t *r
         return 0;
 }
 
-static int watch_owner(Manager *m, pid_t pid) {
-        int r;
-
-        m->system_pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
-        if (m->system_pidfd < 0)
-                return -errno == -EINVAL ? -ESRCH : -errno;
-        if (!m->event)
-                return 0;
-        r = sd_event_add_io(m->event, &m->system_exit, m->system_pidfd, EPOLLIN, on_owner_exit, m);
-        if (r < 0)
-                return r;
-        r = cpu_watch_new(m->event, on_cpu_change, m, &m->cpu_watch);
-        if (r < 0)                      /* not fatal: every call checks the online CPUs anyway */
-                log_warning_errno(r, "Cannot follow CPU hotplug events: %m");
-        return 0;
-}
-
 int manager_set_system_program(Manager *m, const Caller *caller, const Program *program) {
         _cleanup_free_ pid_t *tree = NULL;
         _cleanup_free_ bool *online = NULL;
         bool proctree = program_proctree(program);
         size_t n_cpus, n_tree = 0;
+        SystemContext *s;
         int r;
 
-        if (m->system)
-                return m->system->owner_pid == caller->pid ? -EEXIST : -EBUSY;
+        if (system_owners_get(m->systems, caller->pid))
+                return -EEXIST;
         if (!proctree && caller->euid != 0)
                 return -ENOTSUP;
+        if (!proctree && m->systems->every_process)
+                return -EBUSY;
+        if (system_owners_count_uid(m->systems, caller->euid) >= SYSTEM_OWNERS_MAX_PER_UID)
+                return -EUSERS;
         r = manager_counting_verdict(m, caller->euid, program);
         if (r < 0)
                 return r;
@@ -141,22 +87,22 @@ int manager_set_system_program(Manager *m, const Caller *caller, const Program *
                         return r;
                 for (size_t cpu = 0; cpu < n_cpus; cpu++)
                         n_online += online[cpu];
-                if (n_tree * n_online > MAX(m->max_contexts / 4, 1u))
+                /* The uid's process trees together, so that more of them buy no more fds. */
+                if (system_owners_groups_uid(m->systems, caller->euid) + n_tree * n_online >
+                    MAX(m->max_contexts / 4, 1u))
                         return -EDQUOT;
         }
         r = system_new(m->backend, m->events, program, caller->pid, caller->euid, proctree ? tree : NULL, n_tree,
-                       online, n_cpus, &m->system);
+                       online, n_cpus, &s);
         if (r == -EMFILE || r == -ENFILE)
                 return -ENFILE;
         if (r == -EINVAL || r == -ENOENT || r == -EOPNOTSUPP)
                 return -ENODEV;
         if (r < 0)
                 return r;
-        r = watch_owner(m, caller->pid);
-        if (r < 0) {
-                manager_delete_system(m);
+        r = system_owners_add(m->systems, s);
+        if (r < 0)
                 return r;
-        }
         log_info("System-wide context set by pid %d uid %u (%s, %zu threads, mode 0x%x).", (int) caller->pid,
                  (unsigned) caller->euid, proctree ? "process tree" : "every process", n_tree,
                  (unsigned) program->mode);
@@ -164,15 +110,15 @@ int manager_set_system_program(Manager *m, const Caller *caller, const Program *
 }
 
 int manager_get_system(Manager *m, const Caller *caller, SystemContext **ret) {
-        if (!m->system)
-                return -ENODATA;
-        if (m->system->owner_pid != caller->pid)
-                return -EBUSY;
-        manager_sync_cpus(m);
-        *ret = m->system;
+        SystemContext *s = system_owners_get(m->systems, caller->pid);
+
+        if (!s)
+                return m->systems->every_process ? -EBUSY : -ENODATA;
+        system_owners_sync_cpus(m->systems);
+        *ret = s;
         return 0;
 }
 
 pid_t manager_system_owner(const Manager *m) {
-        return m->system ? m->system->owner_pid : 0;
+        return m->systems->every_process ? m->systems->every_process->owner_pid : 0;
 }

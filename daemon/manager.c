@@ -44,10 +44,11 @@ int manager_new(sd_event *event, const CounterBackend *backend, EventTable *even
         m->max_contexts = manager_default_max_contexts();
         m->self_pid = getpid();
         m->next_group_id = 1;
-        m->system_pidfd = -1;
         m->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, context_destroy);
         m->groups = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, group_destroy);
         m->contexts_per_uid = g_hash_table_new(g_direct_hash, g_direct_equal);
+        if (system_owners_new(event, &m->systems) < 0)
+                return manager_free(m), -ENOMEM;
         *ret = m;
         return 0;
 }
@@ -55,7 +56,7 @@ int manager_new(sd_event *event, const CounterBackend *backend, EventTable *even
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
-        manager_delete_system(m);
+        system_owners_free(m->systems);
         fork_watch_free(m->fork_watch);
         g_hash_table_destroy(m->groups);        /* groups first: they point at live contexts */
         g_hash_table_destroy(m->threads);

@@ -24,7 +24,7 @@
 #include "fork-watch.h"
 #include "group.h"
 #include "cpu-watch.h"
-#include "system.h"
+#include "system-owners.h"
 
 #define MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID 512
 /* Each context holds up to MAX_COUNTERS perf fds and a pidfd; the rest of pmapid needs a few dozen. */
@@ -47,10 +47,7 @@ typedef struct Manager {
         uint64_t n_attached_late;       /* threads attached from fork records, not by their library */
         uint64_t n_missed;              /* new threads gone before they could be attached */
         uint64_t n_refused;             /* calls the access rule refused */
-        SystemContext *system;          /* NULL, or the system-wide context */
-        int system_pidfd;               /* its owner process: fires at its exit */
-        sd_event_source *system_exit;
-        CpuWatch *cpu_watch;            /* CPU hotplug, while a system context exists */
+        SystemOwners *systems;          /* the system-wide contexts, one per owner process */
 } Manager;
 
 /* The total limit the fd limit allows: RLIMIT_NOFILE less a reserve, over the fds a context may hold. */
@@ -92,18 +89,18 @@ int manager_get_group(Manager *m, const Caller *caller, pid_t pid, pid_t tid, Co
 void manager_delete_group(Manager *m, Group *g);
 Group *manager_find_group(Manager *m, unsigned id);
 
-/* System scope (manager-system.c). The program must have passed program_check_system(). Errors:
- * -EEXIST the caller's process owns it already, -EBUSY another process does (manager_system_owner),
- * -ENOTSUP counting every process needs root (PM_PROCTREE does not), -EPERM/-EACCES as for a
- * thread, -EDQUOT a process tree too large, -ENFILE out of fds, -ENODEV the kernel refused. */
+/* System scope (manager-system.c, system-owners.h). The program must have passed
+ * program_check_system(). Errors: -EEXIST the caller's process owns one already, -EBUSY another
+ * process owns the every-process context (manager_system_owner), -ENOTSUP counting every process
+ * needs root (PM_PROCTREE does not), -EUSERS the caller's uid owns SYSTEM_OWNERS_MAX_PER_UID
+ * already, -EPERM/-EACCES as for a thread, -EDQUOT a process tree too large, -ENFILE out of fds,
+ * -ENODEV the kernel refused. */
 int manager_set_system_program(Manager *m, const Caller *caller, const Program *program);
-/* The system context if the caller's process owns it: -ENODATA none, -EBUSY another's. Catches up
- * with CPU hotplug first. */
+/* The system context the caller's process owns: -ENODATA none, -EBUSY none but another process
+ * owns the every-process one. Catches up with CPU hotplug first. */
 int manager_get_system(Manager *m, const Caller *caller, SystemContext **ret);
-void manager_delete_system(Manager *m);
-pid_t manager_system_owner(const Manager *m);         /* 0 when there is none */
-/* Opens counters on CPUs that came online and keeps the last counts of those that went offline. */
-void manager_sync_cpus(Manager *m);
+void manager_delete_system(Manager *m, pid_t owner_pid);
+pid_t manager_system_owner(const Manager *m);         /* of the every-process context; 0 if none */
 
 /* Inheritance (inherit.c). The calling thread (pid, tid) was created by thread ptid of process
  * ppid (pid itself, or pid's parent after fork) at CLOCK_MONOTONIC time created_ns; it gets the

@@ -7,6 +7,7 @@
 #define PMAPI_THREAD_PREFIX     "/org/pmapi/PerfMon1/thread"
 #define PMAPI_GROUP_PREFIX      "/org/pmapi/PerfMon1/group"
 #define PMAPI_CPU_PREFIX        "/org/pmapi/PerfMon1/cpu"
+#define PMAPI_PROCTREE_PREFIX   "/org/pmapi/PerfMon1/proctree"
 #define PMAPI_MANAGER_INTERFACE "org.pmapi.PerfMon1.Manager"
 #define PMAPI_THREAD_INTERFACE  "org.pmapi.PerfMon1.Thread"
 #define PMAPI_GROUP_INTERFACE   "org.pmapi.PerfMon1.Group"

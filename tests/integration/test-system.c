@@ -1,6 +1,7 @@
 /* test-system.c: the system scope (pm_set_program(3)) against a real pmapid: per-CPU counts of a
  * workload pinned with taskset land on its CPU, the CPUs add up to pm_get_data, PM_PROCTREE counts
- * the owner's tree and nothing else (also for an unprivileged owner), one owner at a time, the
+ * the owner's tree and nothing else (also for an unprivileged owner), one process at a time counts
+ * every process while process trees of other owners count beside it (4 per uid), the
  * owner's death releases everything, CPU numbers are checked, and a CPU that goes offline keeps
  * its counts. */
 #include <errno.h>
@@ -151,17 +152,19 @@ static void test_proctree_counts_only_the_tree(void **state) {
         run_proctree(65534);
 }
 
-/* One owner at a time: a second process is refused with a message naming the owner; the owner
- * cannot set twice; after the owner deletes, the second one may set. */
+/* One process at a time counts every process: a second one is refused with a message naming the
+ * owner, and has no context to read; the owner cannot set twice; a process tree of its own it may
+ * count meanwhile; after the owner deletes, the second one may count every process. */
 static int second_owner_body(void *arg) {
         int *sync = arg;                /* [0]: read to wait for the owner's delete */
         char path[] = "/tmp/pmapi-test-system-XXXXXX", text[512] = "", expected[64], c;
-        pm_prog_t prog;
+        pm_prog_t prog, tree;
         pm_data_t d;
         int fd, saved;
         ssize_t l;
 
-        CHECK(page_fault_program(&prog, PM_USER | PM_PROCTREE) == 0);
+        CHECK(page_fault_program(&prog, PM_USER) == 0);
+        CHECK(page_fault_program(&tree, PM_USER | PM_PROCTREE) == 0);
         CHECK_RC(pm_set_program(&prog), PM_ESYSBUSY);
         CHECK_RC(pm_get_data(&d), PM_ESYSBUSY);
         CHECK_RC(pm_delete_program(), PM_ESYSBUSY);
@@ -182,6 +185,9 @@ static int second_owner_body(void *arg) {
         snprintf(expected, sizeof(expected), "pid %d", (int) getppid());
         fprintf(stderr, "# %s", text);
         CHECK(strstr(text, expected) != NULL);
+        CHECK_RC(pm_set_program(&tree), 0);                     /* beside the owner's */
+        CHECK_RC(pm_get_data(&d), 0);
+        CHECK_RC(pm_delete_program(), 0);
         CHECK(read(sync[0], &c, 1) == 1);
         CHECK_RC(pm_set_program(&prog), 0);
         CHECK_RC(pm_delete_program(), 0);
@@ -210,6 +216,94 @@ static void test_second_owner_is_refused(void **state) {
         assert_int_equal(WEXITSTATUS(status), 0);
         close(sync[0]);
         close(sync[1]);
+}
+
+/* A process of uid 65534 that counts its own tree (PM_PROCTREE) until told to go: it reports the rc
+ * of its pm_set_program, then, if it got a context, the count of its own touch of `pages`. */
+typedef struct TreeOwner {
+        pid_t pid;
+        int report, go;                 /* the test's ends of the two pipes */
+} TreeOwner;
+
+static int tree_owner_body(int report, int go, long pages) {
+        pm_prog_t prog;
+        pm_data_t d;
+        long long count = -1;
+        int rc;
+        char c;
+
+        CHECK(page_fault_program(&prog, PM_USER | PM_PROCTREE | PM_COUNT) == 0);
+        rc = pm_set_program(&prog);
+        if (rc == 0 && touch_fresh_pages((size_t) pages) == 0 && pm_get_data(&d) == 0)
+                count = d.accu[0];
+        CHECK(write(report, &rc, sizeof(rc)) == sizeof(rc) && write(report, &count, sizeof(count)) == sizeof(count));
+        CHECK(read(go, &c, 1) >= 0);
+        return 0;
+}
+
+static int tree_owner_start(TreeOwner *t, long pages, int *ret_rc, long long *ret_count) {
+        int report[2], go[2];
+
+        CHECK(pipe(report) == 0 && pipe(go) == 0);
+        t->pid = fork();
+        CHECK(t->pid >= 0);
+        if (t->pid == 0) {
+                close(report[0]);
+                close(go[1]);
+                _exit(setresgid(65534, 65534, 65534) == 0 && setresuid(65534, 65534, 65534) == 0 ?
+                      tree_owner_body(report[1], go[0], pages) : 126);
+        }
+        close(report[1]);
+        close(go[0]);
+        t->report = report[0];
+        t->go = go[1];
+        CHECK(read(t->report, ret_rc, sizeof(*ret_rc)) == sizeof(*ret_rc));
+        CHECK(read(t->report, ret_count, sizeof(*ret_count)) == sizeof(*ret_count));
+        return 0;
+}
+
+static void tree_owner_stop(TreeOwner *t) {
+        (void) write(t->go, "x", 1);    /* later owners hold this pipe too: no EOF, a byte */
+        close(t->go);
+        close(t->report);
+        waitpid(t->pid, NULL, 0);
+}
+
+/* A user's process trees neither keep root from counting every process nor are kept from it, each
+ * counts only its own tree, and one uid may own SYSTEM_OWNERS_MAX_PER_UID (4) at a time. */
+static void test_user_process_trees_coexist_with_root_counting_everything(void **state) {
+        int fds_before = count_fds(fixture.daemon_pid), fds = -1;
+        TreeOwner t[5];
+        pm_prog_t prog;
+        pm_data_t d;
+        long long count;
+        int rc;
+
+        (void) state;
+        for (int i = 0; i < 5; i++) {
+                assert_int_equal(tree_owner_start(&t[i], 300 * (i + 1), &rc, &count), 0);
+                if (i < 4) {
+                        assert_int_equal(rc, 0);
+                        assert_in_range(count, 300 * (i + 1), 300 * (i + 1) + 100);     /* its own, not the others' */
+                } else
+                        assert_int_equal(rc, PM_ELIMIT);
+        }
+        assert_int_equal(page_fault_program(&prog, PM_USER | PM_COUNT), 0);
+        assert_int_equal(pm_set_program(&prog), 0);             /* root counts everything beside them */
+        assert_int_equal(touch_fresh_pages(1000), 0);
+        assert_int_equal(pm_get_data(&d), 0);
+        assert_true(d.accu[0] >= 1000);
+        tree_owner_stop(&t[0]);
+        tree_owner_stop(&t[4]);
+        assert_int_equal(tree_owner_start(&t[4], 200, &rc, &count), 0);        /* t[0]'s exit freed a place */
+        assert_int_equal(rc, 0);
+        assert_in_range(count, 200, 300);
+        assert_int_equal(pm_delete_program(), 0);
+        for (int i = 1; i < 5; i++)
+                tree_owner_stop(&t[i]);
+        for (int i = 0; i < 200 && (fds = count_fds(fixture.daemon_pid)) != fds_before; i++)
+                usleep(10000);                  /* pmapid sees the owners' exits on its own time */
+        assert_int_equal(fds, fds_before);
 }
 
 static int system_owner_pid(void) {
@@ -363,6 +457,7 @@ int main(void) {
                 cmocka_unit_test(test_pinned_workload_lands_on_its_cpu),
                 cmocka_unit_test(test_proctree_counts_only_the_tree),
                 cmocka_unit_test(test_second_owner_is_refused),
+                cmocka_unit_test(test_user_process_trees_coexist_with_root_counting_everything),
                 cmocka_unit_test(test_owner_exit_releases_everything),
                 cmocka_unit_test(test_cpu_ids_and_bad_input),
                 cmocka_unit_test_teardown(test_offline_cpu_keeps_its_counts, online_every_cpu),

@@ -44,12 +44,16 @@ static Program program_with(uint32_t mode) {
         return p;
 }
 
-static Group *new_group(unsigned id) {
+static Group *new_group_of(unsigned id, uid_t owner) {
         Program p = program_with(PM_USER | PM_COUNT);
         Group *g = NULL;
 
-        assert_int_equal(group_new(id, FAKE_PID, 0, &p, /* process= */ false, &g), 0);
+        assert_int_equal(group_new(id, FAKE_PID, owner, &p, /* process= */ false, &g), 0);
         return g;
+}
+
+static Group *new_group(unsigned id) {
+        return new_group_of(id, 0);
 }
 
 /* A counting member of g that did n units of work: n on counter 0, 10 n on counter 1. */
@@ -202,21 +206,28 @@ static void test_deaths_past_the_group_bound_are_counted_as_dropped(void **state
         assert_int_equal(group_n_records_total(), 0);
 }
 
-static void test_deaths_past_the_total_bound_are_dropped_until_a_group_goes(void **state) {
-        Group *full[GROUP_MAX_RECORDS_TOTAL / GROUP_MAX_RECORDS], *g;
+/* One uid's churn fills only its own bound: another uid's group keeps every record (before, one
+ * bound for all users: root's pmcount -t lost its rows to a user's churn). */
+static void test_deaths_past_a_uid_bound_are_dropped_for_that_uid_only(void **state) {
+        Group *full[GROUP_MAX_RECORDS_PER_UID / GROUP_MAX_RECORDS], *g, *other;
         size_t n_full = ELEMENTSOF(full);
 
         (void) state;
         for (size_t i = 0; i < n_full; i++) {
-                full[i] = new_group(10 + i);
+                full[i] = new_group_of(10 + i, 65534);
                 fill(full[i], GROUP_MAX_RECORDS);
         }
-        assert_int_equal(group_n_records_total(), GROUP_MAX_RECORDS_TOTAL);
-        g = new_group(20);
+        assert_int_equal(group_n_records_of_uid(65534), GROUP_MAX_RECORDS_PER_UID);
+        g = new_group_of(20, 65534);
         fill(g, 2);
         assert_int_equal(g->n_records, 0);
         assert_int_equal(g->n_records_dropped, 2);
         assert_int_equal(group_value(g, 0), 2);
+        other = new_group_of(21, 0);
+        fill(other, 3);
+        assert_int_equal(other->n_records, 3);
+        assert_int_equal(other->n_records_dropped, 0);
+        assert_int_equal(group_n_records_total(), GROUP_MAX_RECORDS_PER_UID + 3);
 
         group_free(full[0]);
         fill(g, 1);
@@ -225,7 +236,9 @@ static void test_deaths_past_the_total_bound_are_dropped_until_a_group_goes(void
         for (size_t i = 1; i < n_full; i++)
                 group_free(full[i]);
         group_free(g);
+        group_free(other);
         assert_int_equal(group_n_records_total(), 0);
+        assert_int_equal(group_n_records_of_uid(65534), 0);
 }
 
 static void test_name_is_kept_as_the_kernel_keeps_it(void **state) {
@@ -386,7 +399,7 @@ int main(void) {
                 cmocka_unit_test(test_member_that_leaves_takes_its_data_and_leaves_no_record),
                 cmocka_unit_test(test_group_reset_leaves_records_alone),
                 cmocka_unit_test(test_deaths_past_the_group_bound_are_counted_as_dropped),
-                cmocka_unit_test(test_deaths_past_the_total_bound_are_dropped_until_a_group_goes),
+                cmocka_unit_test(test_deaths_past_a_uid_bound_are_dropped_for_that_uid_only),
                 cmocka_unit_test(test_name_is_kept_as_the_kernel_keeps_it),
         };
         const struct CMUnitTest manager_tests[] = {

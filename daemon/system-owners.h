@@ -1,0 +1,44 @@
+/* system-owners.h: the system-wide contexts pmapid holds, one per owner process (DESIGN §8 A6).
+ * AIX has one system-wide context; Linux counts each process tree on its own, so any number of
+ * PM_PROCTREE contexts (each owner process its own) coexist with the one context that counts every
+ * process (root's, AIX's single slot): a user's process tree never keeps root from counting the
+ * machine, and no two owners share counters. Each owner process is pinned with a pidfd; its exit
+ * frees its context. CPU hotplug is followed for all of them while any exists. Who may set one is
+ * manager-system.c's business. */
+#pragma once
+
+#include <glib.h>
+#include <systemd/sd-event.h>
+
+#include "cpu-watch.h"
+#include "system.h"
+
+/* Contexts one uid may own at a time (one per process): a process tree costs a counter group per
+ * thread and CPU. */
+#define SYSTEM_OWNERS_MAX_PER_UID 4
+
+typedef struct SystemOwners {
+        sd_event *event;                /* NULL (unit tests): owner exits are not watched */
+        GHashTable *by_pid;             /* owner pid -> SystemOwner* (system-owners.c) */
+        SystemContext *every_process;   /* the one without PM_PROCTREE, or NULL; also in by_pid */
+        CpuWatch *cpu_watch;            /* while any context exists */
+} SystemOwners;
+
+int system_owners_new(sd_event *event, SystemOwners **ret);
+SystemOwners *system_owners_free(SystemOwners *o);
+
+/* Takes s (owner s->owner_pid, which must own none yet): pins the owner and watches its exit.
+ * -ESRCH if the owner is gone already (s is freed). */
+int system_owners_add(SystemOwners *o, SystemContext *s);
+/* The context process pid owns, or NULL. */
+SystemContext *system_owners_get(const SystemOwners *o, pid_t pid);
+/* Frees the context pid owns, if any. */
+void system_owners_remove(SystemOwners *o, pid_t pid);
+size_t system_owners_count(const SystemOwners *o);
+size_t system_owners_count_uid(const SystemOwners *o, uid_t uid);
+/* The counter groups uid's contexts hold (or may hold, as CPUs come online): threads x CPUs. */
+size_t system_owners_groups_uid(const SystemOwners *o, uid_t uid);
+/* Brings every context's CPUs in line with the online CPUs now (a missed uevent). */
+void system_owners_sync_cpus(SystemOwners *o);
+/* Every context, for the CPU objects: up to max of them in ret, their number returned. */
+size_t system_owners_list(const SystemOwners *o, SystemContext **ret, size_t max);

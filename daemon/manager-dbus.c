@@ -315,6 +315,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("ThreadsMissed", "t", NULL, offsetof(Manager, n_missed), 0),
         SD_BUS_PROPERTY("CallsRefused", "t", NULL, offsetof(Manager, n_refused), 0),
         SD_BUS_PROPERTY("SystemOwnerPid", "i", property_get_system_owner, 0, 0),
+        SD_BUS_PROPERTY("StartedAt", "t", NULL, offsetof(Manager, started_at_usec), SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_METHOD_WITH_ARGS("GetEvents", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("s", processor, "u", counters, "a(iusss)", events),
                                 method_get_events, SD_BUS_VTABLE_UNPRIVILEGED),

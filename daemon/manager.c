@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
@@ -44,6 +45,7 @@ int manager_new(sd_event *event, const CounterBackend *backend, EventTable *even
         m->max_contexts = manager_default_max_contexts();
         m->self_pid = getpid();
         m->next_group_id = 1;
+        m->started_at_usec = now_realtime_usec();
         m->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, context_destroy);
         m->groups = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, group_destroy);
         m->contexts_per_uid = g_hash_table_new(g_direct_hash, g_direct_equal);

@@ -48,6 +48,7 @@ typedef struct Manager {
         uint64_t n_missed;              /* new threads gone before they could be attached */
         uint64_t n_refused;             /* calls the access rule refused */
         SystemOwners *systems;          /* the system-wide contexts, one per owner process */
+        uint64_t started_at_usec;       /* CLOCK_REALTIME at start: a restart shows as a new value */
 } Manager;
 
 /* The total limit the fd limit allows: RLIMIT_NOFILE less a reserve, over the fds a context may hold. */

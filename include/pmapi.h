@@ -281,6 +281,8 @@ typedef struct {
 #define PM_ECPU            30   /* no such processor, or not online since pm_set_program() */
 /* Identity: the process that opened the caller's bus connection has exited or changed its user. */
 #define PM_ECALLERGONE     31
+/* pmapid restarted since this process set a program: the contexts it held are gone. */
+#define PM_ERESTARTED      32
 #define PM_EEXIST          59   /* the thread already has a context */
 #define PM_ENOTSTARTED     85   /* counting was never started (reserved: stop is idempotent) */
 

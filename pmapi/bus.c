@@ -27,6 +27,9 @@ static __thread int last_code;
 static __thread char last_detail[256];
 static sd_bus *bus;
 static pid_t bus_pid;
+/* The unique bus name of the pmapid that answered this process's last Set* or Inherit: a
+ * NoContext from another one means pmapid restarted and took the contexts with it. */
+static char set_by[64];
 
 static void atfork_prepare(void) {
         pthread_mutex_lock(&bus_lock);
@@ -67,6 +70,21 @@ static int bus_get_locked(sd_bus **ret) {
         return 0;
 }
 
+static bool sets_a_context(const char *method) {
+        return strncmp(method, "Set", 3) == 0 || strcmp(method, "Inherit") == 0;
+}
+
+/* After a NoContext: whether the pmapid that answers now is not the one that set our contexts. */
+static bool pmapid_restarted_locked(void) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        const char *now = NULL;
+
+        if (!set_by[0] || sd_bus_get_name_creds(bus, PMAPI_SERVICE, SD_BUS_CREDS_UNIQUE_NAME, &creds) < 0 ||
+            sd_bus_creds_get_unique_name(creds, &now) < 0)
+                return false;
+        return strcmp(now, set_by) != 0;
+}
+
 static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
@@ -81,8 +99,15 @@ static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
                         bus_drop_locked();      /* a broken connection is reopened next time */
                 last_code = error_map_from_bus(&error, r);
                 (void) snprintf(last_detail, sizeof(last_detail), "%s", error.message ? error.message : "");
+                if (last_code == PM_ENOCONTEXT && bus && pmapid_restarted_locked()) {
+                        last_code = PM_ERESTARTED;
+                        (void) snprintf(last_detail, sizeof(last_detail), "the program was set with pmapid %s",
+                                        set_by);
+                }
                 return last_code;
         }
+        if (sets_a_context(sd_bus_message_get_member(m)) && sd_bus_message_get_sender(reply))
+                (void) snprintf(set_by, sizeof(set_by), "%s", sd_bus_message_get_sender(reply));
         if (ret_reply)
                 *ret_reply = reply;
         else

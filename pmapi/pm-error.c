@@ -37,6 +37,7 @@ static const char *const messages[] = {
         [PM_ESYSROOT]    = "Counting every process needs root: run as root or set PM_PROCTREE",
         [PM_ECPU]        = "No such processor, or it has not been online since pm_set_program()",
         [PM_ECALLERGONE] = "The process that opened this bus connection has exited or runs as another user now: a forked child cannot act in its parent's name",
+        [PM_ERESTARTED]  = "pmapid restarted since this process set its program, and the contexts it held were lost: set the program again",
         [PM_EEXIST]      = "The context already exists: delete it before setting a new program",
         [PM_ENOTSTARTED] = "Counting was never started",
 };

@@ -1,6 +1,7 @@
 /* test-library.c: libpmapi as a library: thread-safe (threads calling at once share one
  * connection), fork-safe (a child gets its own connection and its own contexts), and a clear
- * PM_ENODAEMON, not a hang, when pmapid or the bus is absent; a restarted pmapid is found again. */
+ * PM_ENODAEMON, not a hang, when pmapid or the bus is absent; a restarted pmapid is found again,
+ * and a context it lost is told as PM_ERESTARTED. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <systemd/sd-bus.h>
 #include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "bus-fixture.h"
@@ -110,6 +113,64 @@ static void test_absent_daemon_is_a_clear_error_and_a_restart_is_found(void **st
         assert_in_range(v, 38, 42);
 }
 
+static uint64_t started_at(void) {
+        sd_bus *bus = NULL;
+        uint64_t t = 0;
+
+        if (sd_bus_open_system(&bus) >= 0)
+                (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
+                                                   "org.pmapi.PerfMon1.Manager", "StartedAt", NULL, 't', &t);
+        sd_bus_flush_close_unref(bus);
+        return t;
+}
+
+/* What pm_error(where, code) writes. */
+static void pm_error_text(int code, char *buf, size_t size) {
+        FILE *f = tmpfile();
+        int saved = dup(2);
+
+        assert_non_null(f);
+        dup2(fileno(f), 2);
+        pm_error((char *) "pm_get_data_mythread", code);
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        rewind(f);
+        buf[fread(buf, 1, size - 1, f)] = '\0';
+        fclose(f);
+}
+
+/* Contexts do not survive a restart of pmapid. A process that had set its program is told that
+ * pmapid restarted (PM_ERESTARTED, and pm_error says so), never "set a program first"; the Manager's
+ * StartedAt shows the restart; once the program is set again, a call with no context is plain
+ * PM_ENOCONTEXT: the same pmapid answers. */
+static void test_restart_is_told_apart_from_a_missing_context(void **state) {
+        uint64_t before = started_at(), after;
+        pm_prog_t prog = { .mode.w = PM_USER | PM_COUNT };
+        char text[512];
+        pm_data_t d;
+
+        (void) state;
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                prog.events[c] = COUNT_NOTHING;
+        prog.events[0] = find_event_id(&info, "PM_PAGE_FLT");
+        assert_true(before > 0);
+        assert_int_equal(pm_set_program_mythread(&prog), 0);
+        assert_int_equal(bus_fixture_stop_daemon(&fixture), 0);
+        assert_int_equal(bus_fixture_start_daemon(&fixture, NULL), 0);
+        after = started_at();
+        assert_true(after > before);
+        assert_int_equal(pm_get_data_mythread(&d), PM_ERESTARTED);
+        pm_error_text(PM_ERESTARTED, text, sizeof(text));
+        assert_non_null(strstr(text, "restarted"));
+        assert_null(strstr(text, "set a program first"));
+        assert_int_equal(pm_start_mythread(), PM_ERESTARTED);
+        assert_int_equal(pm_set_program_mythread(&prog), 0);   /* the way out */
+        assert_int_equal(pm_get_data_mythread(&d), 0);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+        assert_int_equal(pm_get_data_mythread(&d), PM_ENOCONTEXT);
+}
+
 static int no_bus_body(void *arg) {
         pm_info_t i;
         (void) arg;
@@ -140,6 +201,7 @@ int main(void) {
                 cmocka_unit_test(test_forked_child_gets_its_own_connection),
                 cmocka_unit_test(test_absent_daemon_is_a_clear_error_and_a_restart_is_found),
                 cmocka_unit_test(test_absent_bus_is_a_clear_error),
+                cmocka_unit_test(test_restart_is_told_apart_from_a_missing_context),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -60,9 +60,11 @@ static int fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, const 
                           r == -EPERM ? "kernel.perf_event_paranoid forbids unprivileged perf" :
                           r == -EACCES ? "kernel-mode counting refused by kernel.perf_event_paranoid" : NULL;
 
-        if (why)
-                log_info("Refused %s to pid %d uid %u: %s.", method, (int) caller->pid, (unsigned) caller->euid,
-                         why);
+        char more[96];
+
+        if (why && manager_log_budget(manager, caller->euid, more, sizeof(more)))
+                log_info("Refused %s to pid %d uid %u: %s%s.", method, (int) caller->pid, (unsigned) caller->euid,
+                         why, more);
         return system_error(error, manager, r);
 }
 

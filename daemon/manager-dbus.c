@@ -3,6 +3,9 @@
  * bus-errors.c. Nothing here blocks. */
 #include "bus-errors.h"
 #include "bus-names.h"
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "clock.h"
 #include "context-dbus.h"
 #include "cpu-dbus.h"
@@ -11,12 +14,27 @@
 #include "macro.h"
 #include "manager-dbus.h"
 
+bool manager_log_budget(Manager *m, uid_t uid, char *suffix, size_t size) {
+        uint64_t suppressed;
+
+        if (!log_budget_allow(m->log_budget, uid, now_monotonic_ns() / 1000, &suppressed))
+                return false;
+        if (suppressed > 0)
+                (void) snprintf(suffix, size, " (%" PRIu64 " more refusals of this user not logged)", suppressed);
+        else
+                suffix[0] = '\0';
+        return true;
+}
+
 int manager_bus_caller(sd_bus_message *m, Manager *manager, sd_bus_error *error, Caller *ret) {
         int r = caller_cache_get(manager->callers, m, ret);
+        char more[96];
 
-        if (r == -ESTALE)
+        /* No identity to charge: connections whose process is gone share one budget. */
+        if (r == -ESTALE && manager_log_budget(manager, (uid_t) -1, more, sizeof(more)))
                 log_info("Refused %s to bus connection '%s': the process that opened it has exited or runs as "
-                         "another user now.", sd_bus_message_get_member(m), sd_bus_message_get_sender(m) ?: "-");
+                         "another user now%s.", sd_bus_message_get_member(m), sd_bus_message_get_sender(m) ?: "-",
+                         more);
         return r < 0 ? bus_error_caller(error, r) : 0;
 }
 
@@ -38,17 +56,20 @@ int manager_bus_read_target(sd_bus_message *m, Manager *manager, sd_bus_error *e
 
 int manager_bus_fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, int r, const BusTarget *t) {
         const char *method = sd_bus_message_get_member(m);
+        char more[96];
 
         if (r == -EPERM && !access_allowed(t->refusal)) {
                 manager->n_refused++;
-                log_notice("Refused %s on thread %d of pid %d to pid %d uid %u: %s.", method, (int) t->tid,
-                           (int) t->pid, (int) t->caller.pid, (unsigned) t->caller.euid,
-                           access_verdict_reason(t->refusal));
-        } else if (r == -EPERM || r == -EACCES || r == -EDQUOT || r == -ENFILE)
-                log_info("Refused %s on thread %d of pid %d to pid %d uid %u: %s.", method, (int) t->tid,
-                         (int) t->pid, (int) t->caller.pid, (unsigned) t->caller.euid,
-                         bus_error_name_from_errno(r));
-        else
+                if (manager_log_budget(manager, t->caller.euid, more, sizeof(more)))
+                        log_notice("Refused %s on thread %d of pid %d to pid %d uid %u: %s%s.", method, (int) t->tid,
+                                   (int) t->pid, (int) t->caller.pid, (unsigned) t->caller.euid,
+                                   access_verdict_reason(t->refusal), more);
+        } else if (r == -EPERM || r == -EACCES || r == -EDQUOT || r == -ENFILE) {
+                if (manager_log_budget(manager, t->caller.euid, more, sizeof(more)))
+                        log_info("Refused %s on thread %d of pid %d to pid %d uid %u: %s%s.", method, (int) t->tid,
+                                 (int) t->pid, (int) t->caller.pid, (unsigned) t->caller.euid,
+                                 bus_error_name_from_errno(r), more);
+        } else
                 log_debug("%s on thread %d of pid %d by pid %d uid %u failed: %s.", method, (int) t->tid,
                           (int) t->pid, (int) t->caller.pid, (unsigned) t->caller.euid,
                           bus_error_name_from_errno(r));
@@ -390,6 +411,9 @@ int manager_bus_register(Manager *m, sd_bus *bus) {
         r = caller_cache_new(bus, &m->callers);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch bus clients: %m");
+        m->log_budget = log_budget_new();
+        if (!m->log_budget)
+                return log_error_errno(-ENOMEM, "Out of memory.");
         r = sd_bus_add_object_vtable(bus, NULL, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
                                      manager_vtable, m);
         if (r < 0)

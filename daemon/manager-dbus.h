@@ -15,6 +15,9 @@ typedef struct BusTarget {
         AccessVerdict refusal;          /* ACCESS_SELF until the access rule refuses */
 } BusTarget;
 
+/* Whether a refusal line for uid fits its log budget (log-budget.h); suffix gets " (N more ...)"
+ * when lines of that uid were suppressed before, else "". */
+bool manager_log_budget(Manager *m, uid_t uid, char *suffix, size_t size);
 /* The caller of m, from the bus (caller-cache.h); a caller that is gone sets CallerGone in error. */
 int manager_bus_caller(sd_bus_message *m, Manager *manager, sd_bus_error *error, Caller *ret);
 /* Shared by the handlers. Reads the (pid, tid) arguments and the caller's credentials. */

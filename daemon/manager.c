@@ -64,6 +64,7 @@ Manager *manager_free(Manager *m) {
         g_hash_table_destroy(m->threads);
         g_hash_table_destroy(m->contexts_per_uid);
         caller_cache_free(m->callers);
+        log_budget_free(m->log_budget);
         event_table_free(m->events);
         sd_event_unref(m->event);
         free(m);

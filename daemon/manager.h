@@ -24,12 +24,16 @@
 #include "fork-watch.h"
 #include "group.h"
 #include "cpu-watch.h"
+#include "log-budget.h"
 #include "system-owners.h"
 
 #define MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID 512
-/* Each context holds up to MAX_COUNTERS perf fds and a pidfd; the rest of pmapid needs a few dozen. */
+/* Each context holds up to MAX_COUNTERS perf fds and a pidfd; the rest of pmapid needs a few dozen,
+ * and the pin of each client connection that called it (caller-cache.h) one more each: at most
+ * dbus-daemon's max_completed_connections on the system bus, 2048 by default. */
 #define MANAGER_FDS_PER_CONTEXT (MAX_COUNTERS + 1)
-#define MANAGER_FDS_RESERVED 64
+#define MANAGER_FDS_CALLER_PINS 2048
+#define MANAGER_FDS_RESERVED (64 + MANAGER_FDS_CALLER_PINS)
 
 typedef struct Manager {
         sd_event *event;
@@ -49,6 +53,7 @@ typedef struct Manager {
         uint64_t n_refused;             /* calls the access rule refused */
         SystemOwners *systems;          /* the system-wide contexts, one per owner process */
         uint64_t started_at_usec;       /* CLOCK_REALTIME at start: a restart shows as a new value */
+        LogBudget *log_budget;          /* refusal lines per uid: NULL until on a bus */
 } Manager;
 
 /* The total limit the fd limit allows: RLIMIT_NOFILE less a reserve, over the fds a context may hold. */

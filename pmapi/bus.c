@@ -39,11 +39,20 @@ static void atfork_parent(void) {
         pthread_mutex_unlock(&bus_lock);
 }
 
+/* set_by is written after a Set* call, while the new context may count already: its page must be
+ * this process's own before, or that write would fault (first touch, or copy-on-write after fork)
+ * inside the count. */
+static void own_set_by_page(void) {
+        ((volatile char *) set_by)[sizeof(set_by) - 1] = 0;
+}
+
 static void atfork_child(void) {
         pthread_mutex_unlock(&bus_lock);
+        own_set_by_page();
 }
 
 __attribute__((constructor)) static void bus_register_fork_handlers(void) {
+        own_set_by_page();
         (void) pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
@@ -106,7 +115,8 @@ static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
                 }
                 return last_code;
         }
-        if (sets_a_context(sd_bus_message_get_member(m)) && sd_bus_message_get_sender(reply))
+        if (sets_a_context(sd_bus_message_get_member(m)) && sd_bus_message_get_sender(reply) &&
+            strcmp(set_by, sd_bus_message_get_sender(reply)) != 0)
                 (void) snprintf(set_by, sizeof(set_by), "%s", sd_bus_message_get_sender(reply));
         if (ret_reply)
                 *ret_reply = reply;

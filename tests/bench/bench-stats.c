@@ -17,6 +17,10 @@ static int cmp_ll(const void *a, const void *b) {
 }
 
 long long bench_median(long long *v, int n) {
+        return bench_percentile(v, n, 50);
+}
+
+long long bench_percentile(long long *v, int n, int pct) {
         qsort(v, (size_t) n, sizeof(*v), cmp_ll);
-        return v[n / 2];
+        return v[(long long) n * pct / 100 < n ? (long long) n * pct / 100 : n - 1];
 }

@@ -210,25 +210,46 @@ static int stop_process(pid_t *pid) {
         return -1;
 }
 
-bool bus_fixture_log_has(const BusFixture *f, ...) {
+static int log_count(const BusFixture *f, va_list args) {
         char line[2048];
-        bool found = false;
+        int n = 0;
         FILE *log;
 
         if (!f->log_path[0] || !(log = fopen(f->log_path, "re")))
-                return false;
-        while (!found && fgets(line, sizeof(line), log)) {
+                return 0;
+        while (fgets(line, sizeof(line), log)) {
+                bool found = true;
                 const char *s;
                 va_list ap;
 
-                found = true;
-                va_start(ap, f);
+                va_copy(ap, args);
                 while (found && (s = va_arg(ap, const char *)))
                         found = strstr(line, s) != NULL;
                 va_end(ap);
+                n += found;
         }
         fclose(log);
-        return found;
+        return n;
+}
+
+bool bus_fixture_log_has(const BusFixture *f, ...) {
+        va_list ap;
+        int n;
+
+        va_start(ap, f);
+        n = log_count(f, ap);
+        va_end(ap);
+        return n > 0;
+}
+
+int bus_fixture_log_count(const BusFixture *f, ...) {
+        va_list ap;
+        int n;
+
+        va_start(ap, f);
+        n = log_count(f, ap);
+        va_end(ap);
+        return n;
 }
 
 /* The captured log goes to our stderr, where meson keeps it with the test's output. */
@@ -369,6 +390,28 @@ int run_as(uid_t uid, gid_t gid, int (*fn)(void *arg), void *arg) {
         if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
                 return -1;
         return WEXITSTATUS(status);
+}
+
+int wait_for_fds(pid_t pid, int want, int timeout_ms) {
+        int n = count_fds(pid);
+
+        for (int waited = 0; n != want && waited < timeout_ms; waited += 10) {
+                sleep_ms(10);
+                n = count_fds(pid);
+        }
+        return n;
+}
+
+int settled_fds(pid_t pid) {
+        int n = count_fds(pid), m;
+
+        for (int i = 0; i < 30; i++, n = m) {
+                sleep_ms(100);
+                m = count_fds(pid);
+                if (m == n)
+                        break;
+        }
+        return n;
 }
 
 int count_fds(pid_t pid) {

@@ -28,6 +28,8 @@ int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args);
 /* Whether pmapid's log (capture_log) has a line containing every one of the NULL-terminated
  * strings. */
 bool bus_fixture_log_has(const BusFixture *f, ...) __attribute__((sentinel));
+/* How many lines of pmapid's log have every one of the NULL-terminated strings. */
+int bus_fixture_log_count(const BusFixture *f, ...) __attribute__((sentinel));
 
 /* Programs that other users run (pmctl, gdb's inferiors) must be reachable by them, and a clone
  * may sit in a directory only root can enter (/root). Copies the programs the NULL-terminated
@@ -41,3 +43,9 @@ int run_as_nobody(int (*fn)(void *arg), void *arg);
 int run_as(uid_t uid, gid_t gid, int (*fn)(void *arg), void *arg);
 /* Number of open fds of a process. */
 int count_fds(pid_t pid);
+/* Waits up to timeout_ms for pid to hold want fds (pmapid drops a closed client connection's pin
+ * when the bus tells it, on its own time); returns the last count. */
+int wait_for_fds(pid_t pid, int want, int timeout_ms);
+/* The fds of pid once they stop changing (two counts 100 ms apart agree, 3 s at most): a baseline
+ * that the pins of connections closed just before do not inflate. */
+int settled_fds(pid_t pid);

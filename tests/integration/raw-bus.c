@@ -116,7 +116,8 @@ static int send_call(int fd, uint32_t serial, const char *destination, const cha
         return write_all(fd, header.data, header.n) < 0 || write_all(fd, body.data, body.n) < 0 ? -1 : 0;
 }
 
-/* Reads messages until the answer to serial; its type, and its error name if it is an error. */
+/* Reads messages until the answer to serial (0: to any call); its type, and its error name if it is
+ * an error. */
 static int read_answer(int fd, uint32_t serial, char *error_name, size_t size) {
         for (;;) {
                 uint8_t fixed[16], *rest;
@@ -166,7 +167,7 @@ static int read_answer(int fd, uint32_t serial, char *error_name, size_t size) {
                 }
                 int type = rest[1];
                 free(rest);
-                if ((type == TYPE_METHOD_RETURN || type == TYPE_ERROR) && reply_serial == serial) {
+                if ((type == TYPE_METHOD_RETURN || type == TYPE_ERROR) && (reply_serial == serial || serial == 0)) {
                         if (error_name)
                                 snprintf(error_name, size, "%s", error);
                         return type == TYPE_ERROR ? 1 : 0;
@@ -216,4 +217,13 @@ int raw_bus_call(int fd, const char *method, const RawArg *args, size_t n_args, 
                       args, n_args) < 0)
                 return -1;
         return read_answer(fd, serial, error_name, error_name_size);
+}
+
+int raw_bus_send(int fd, const char *method, const RawArg *args, size_t n_args) {
+        return send_call(fd, next_serial++, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1", "org.pmapi.PerfMon1.Manager",
+                         method, args, n_args);
+}
+
+int raw_bus_read_answer(int fd, char *error_name, size_t error_name_size) {
+        return read_answer(fd, 0, error_name, error_name_size);
 }

@@ -20,6 +20,11 @@ typedef struct RawArg {
         int64_t value;                  /* 'a': every element gets this value */
 } RawArg;
 
+/* Sends a call to pmapid's Manager without waiting: 0 or -1. */
+int raw_bus_send(int fd, const char *method, const RawArg *args, size_t n_args);
+/* Waits for the next answer to any call: 0 a method return, 1 an error (its name in error_name),
+ * -1 if the connection failed. */
+int raw_bus_read_answer(int fd, char *error_name, size_t error_name_size);
 /* Calls method on pmapid's Manager and waits for the answer. Returns 0 for a method return, 1 for
  * an error (its name in error_name), -1 if the connection failed. */
 int raw_bus_call(int fd, const char *method, const RawArg *args, size_t n_args, char *error_name,

@@ -415,6 +415,7 @@ static void test_refusals_are_logged_with_caller_and_target(void **state) {
         (void) state;
         assert_int_equal(target_start(&t, &nobody, 1), 0);
         r = (Refusal) { t.pid, t.pid };
+        usleep(1100000);                /* the matrix above spent other_uid's log budget (log-budget.h) */
         assert_int_equal(run_as(OTHER_UID, OTHER_UID, other_uid_sets, &r), 0);
         assert_int_equal(calls_refused(), before + 1);
         snprintf(target, sizeof(target), "on thread %d of pid %d", (int) t.pid, (int) t.pid);
@@ -422,6 +423,59 @@ static void test_refusals_are_logged_with_caller_and_target(void **state) {
         assert_true(bus_fixture_log_has(&fixture, "Refused SetProgram", target, uid,
                                         "belongs to another user", NULL));
         target_kill(&t);
+}
+
+static int other_uid_reads_200_times(void *arg) {
+        const Refusal *r = arg;
+        pm_info_t info;
+        pm_data_t d;
+
+        CHECK_RC(pm_init(PM_VERIFIED, &info), 0);
+        for (int i = 0; i < 200; i++)
+                CHECK_RC(pm_get_data_thread(r->pid, r->tid, &d), PM_ENOTOWNER);
+        return 0;
+}
+
+static int refused_once(void *arg) {
+        const Refusal *r = arg;
+        pm_info_t info;
+        pm_data_t d;
+
+        CHECK_RC(pm_init(PM_VERIFIED, &info), 0);
+        CHECK_RC(pm_get_data_thread(r->pid, r->tid, &d), PM_ENOTOWNER);
+        return 0;
+}
+
+/* One user's flood of refused calls costs the log 10 lines a second (log-budget.h), and its next
+ * line says how many went unlogged; another user's refusal is logged meanwhile; every refusal is
+ * counted in CallsRefused all the same. */
+static void test_refusal_log_is_bounded_per_user(void **state) {
+        TargetIdentity nobody = TARGET_UID(NOBODY);
+        uint64_t before = calls_refused();
+        char uid[32];
+        Refusal r, root_r;
+        Target t, root_t;
+        int lines;
+
+        (void) state;
+        assert_int_equal(target_start(&t, &nobody, 1), 0);
+        assert_int_equal(target_start(&root_t, &TARGET_ROOT, 1), 0);
+        r = (Refusal) { t.pid, t.pid };
+        root_r = (Refusal) { root_t.pid, root_t.pid };
+        snprintf(uid, sizeof(uid), "uid %u:", (unsigned) other_uid);
+        lines = bus_fixture_log_count(&fixture, "Refused GetData", uid, NULL);
+        usleep(1100000);                        /* a fresh budget window for other_uid */
+        assert_int_equal(run_as(OTHER_UID, OTHER_UID, other_uid_reads_200_times, &r), 0);
+        assert_int_equal(calls_refused(), before + 200);
+        assert_int_equal(bus_fixture_log_count(&fixture, "Refused GetData", uid, NULL), lines + 10);
+        assert_int_equal(run_as_nobody(refused_once, &root_r), 0);
+        assert_true(bus_fixture_log_has(&fixture, "Refused GetData", "uid 65534:", NULL));
+        usleep(1100000);
+        assert_int_equal(run_as(OTHER_UID, OTHER_UID, refused_once, &r), 0);
+        assert_true(bus_fixture_log_has(&fixture, "Refused GetData", uid, "190 more refusals of this user not logged",
+                                        NULL));
+        target_kill(&t);
+        target_kill(&root_t);
 }
 
 static int owner_fills_its_limit(void *arg) {
@@ -506,6 +560,7 @@ int main(void) {
                 cmocka_unit_test(test_recycled_pid_is_never_acted_on),
                 cmocka_unit_test(test_kernel_mode_follows_perf_event_paranoid),
                 cmocka_unit_test(test_refusals_are_logged_with_caller_and_target),
+                cmocka_unit_test(test_refusal_log_is_bounded_per_user),
                 cmocka_unit_test(test_per_user_limit_comes_from_the_config_file),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -272,7 +272,7 @@ static void tree_owner_stop(TreeOwner *t) {
 /* A user's process trees neither keep root from counting every process nor are kept from it, each
  * counts only its own tree, and one uid may own SYSTEM_OWNERS_MAX_PER_UID (4) at a time. */
 static void test_user_process_trees_coexist_with_root_counting_everything(void **state) {
-        int fds_before = count_fds(fixture.daemon_pid), fds = -1;
+        int fds_before = settled_fds(fixture.daemon_pid), fds = -1;
         TreeOwner t[5];
         pm_prog_t prog;
         pm_data_t d;
@@ -301,8 +301,7 @@ static void test_user_process_trees_coexist_with_root_counting_everything(void *
         assert_int_equal(pm_delete_program(), 0);
         for (int i = 1; i < 5; i++)
                 tree_owner_stop(&t[i]);
-        for (int i = 0; i < 200 && (fds = count_fds(fixture.daemon_pid)) != fds_before; i++)
-                usleep(10000);                  /* pmapid sees the owners' exits on its own time */
+        fds = wait_for_fds(fixture.daemon_pid, fds_before, 2000);    /* pmapid sees the exits on its own time */
         assert_int_equal(fds, fds_before);
 }
 
@@ -322,7 +321,7 @@ static int system_owner_pid(void) {
 
 /* An owner that exits without deleting releases the counters and their fds. */
 static void test_owner_exit_releases_everything(void **state) {
-        int fds_before = count_fds(fixture.daemon_pid), status, owner = -1;
+        int fds_before = settled_fds(fixture.daemon_pid), status, owner = -1;
         pm_prog_t prog;
         pid_t child;
 
@@ -337,7 +336,7 @@ static void test_owner_exit_releases_everything(void **state) {
         for (int i = 0; i < 200 && (owner = system_owner_pid()) != 0; i++)
                 usleep(10000);
         assert_int_equal(owner, 0);
-        assert_int_equal(count_fds(fixture.daemon_pid), fds_before);
+        assert_int_equal(wait_for_fds(fixture.daemon_pid, fds_before, 2000), fds_before);
         assert_int_equal(pm_set_program(&prog), 0);
         assert_int_equal(pm_delete_program(), 0);
 }

@@ -147,7 +147,7 @@ static unsigned context_count(void) {
 
 static void test_threads_count_separately_and_release_at_exit(void **state) {
         pthread_t t[8];
-        int fds_before = count_fds(fixture.daemon_pid);
+        int fds_before = settled_fds(fixture.daemon_pid);
 
         (void) state;
         assert_int_equal(context_count(), 0);
@@ -163,7 +163,7 @@ static void test_threads_count_separately_and_release_at_exit(void **state) {
         for (int i = 0; i < 200 && context_count() != 0; i++)
                 usleep(10000);
         assert_int_equal(context_count(), 0);
-        assert_int_equal(count_fds(fixture.daemon_pid), fds_before);
+        assert_int_equal(wait_for_fds(fixture.daemon_pid, fds_before, 2000), fds_before);
 }
 
 /* The same workload under perf stat: pm's count must equal perf's (N pages run minus 0 pages run). */

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-stats.h"
 #include "bus-fixture.h"
 #include "pmapi.h"
 #include "workload.h"
@@ -22,22 +23,6 @@ static long long now_ns(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static long rss_kb(pid_t pid) {
-        char path[64], line[256];
-        long kb = -1;
-        FILE *f;
-
-        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-        f = fopen(path, "re");
-        if (!f)
-                return -1;
-        while (fgets(line, sizeof(line), f))
-                if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
-                        break;
-        fclose(f);
-        return kb;
 }
 
 static void *holder(void *arg) {
@@ -77,7 +62,7 @@ int main(void) {
         prog.events[0] = find_event_id(&info, "PM_PAGE_FLT");
         prog.events[1] = find_event_id(&info, "PM_MINOR_FLT");
         base_fds = count_fds(fixture.daemon_pid);
-        base_rss = rss_kb(fixture.daemon_pid);
+        base_rss = bench_rss_kb(fixture.daemon_pid);
 
         printf("# pmapid cost per live thread context (2 events), baseline %d fds, %ld kB RSS\n", base_fds, base_rss);
         printf("%8s %12s %14s %14s %16s %14s\n", "contexts", "daemon fds", "fds/context", "RSS kB",
@@ -94,7 +79,7 @@ int main(void) {
                         pthread_create(&t[i], NULL, holder, NULL);
                 pthread_barrier_wait(&programmed);
                 fds = count_fds(fixture.daemon_pid);
-                rss = rss_kb(fixture.daemon_pid);
+                rss = bench_rss_kb(fixture.daemon_pid);
                 pthread_barrier_wait(&release);
                 for (int i = 0; i < n; i++) {
                         void *r;
@@ -108,7 +93,7 @@ int main(void) {
                 pthread_barrier_destroy(&release);
                 free(t);
         }
-        printf("# RSS after all threads exited: %ld kB (baseline %ld kB)\n", rss_kb(fixture.daemon_pid), base_rss);
+        printf("# RSS after all threads exited: %ld kB (baseline %ld kB)\n", bench_rss_kb(fixture.daemon_pid), base_rss);
         (void) bus_fixture_stop(&fixture);
         return 0;
 }

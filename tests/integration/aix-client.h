@@ -14,3 +14,12 @@ void client_program(pm_prog_t *prog, int mode, int event0, int event1);
 /* Runs body in a new process as root, then in another as uid/gid 65534; 0 when both returned 0.
  * A client starts in a process of its own: its pm_init state and contexts are its alone. */
 int client_run_as_root_and_nobody(int (*body)(void *), void *arg);
+
+/* A cmocka test that replays body as root and as nobody, then waits for pmapid to have released
+ * every context the replays left (their processes exited). Needs cmocka.h and workload.h. */
+#define CLIENT_TEST(name, body)                                                                    \
+        static void name(void **state) {                                                           \
+                (void) state;                                                                      \
+                assert_int_equal(client_run_as_root_and_nobody(body, NULL), 0);                    \
+                assert_int_equal(wait_for_context_count(0, 10000), 0);                             \
+        }

@@ -475,13 +475,6 @@ static int extrae_body(void *arg) {
         return 0;
 }
 
-#define CLIENT_TEST(name, body)                                                                    \
-        static void name(void **state) {                                                           \
-                (void) state;                                                                      \
-                assert_int_equal(client_run_as_root_and_nobody(body, NULL), 0);                    \
-                assert_int_equal(wait_for_context_count(0, 10000), 0);                             \
-        }
-
 CLIENT_TEST(test_ipm_hpm_sets_proctree_on_its_thread_program, ipm_body)
 CLIENT_TEST(test_jikes_rvm_programs_the_boot_thread_and_its_vps_inherit, jikes_body)
 CLIENT_TEST(test_papi_aix_substrate_starts_reads_resets_and_stops, papi_body)

@@ -310,13 +310,6 @@ static int hypre_body(void *arg) {
         return 0;
 }
 
-#define CLIENT_TEST(name, body)                                                                    \
-        static void name(void **state) {                                                           \
-                (void) state;                                                                      \
-                assert_int_equal(client_run_as_root_and_nobody(body, NULL), 0);                    \
-                assert_int_equal(wait_for_context_count(0, 10000), 0);                             \
-        }
-
 CLIENT_TEST(test_paradyn_runtime_counts_its_process_as_a_group, paradyn_body)
 CLIENT_TEST(test_paradyn_daemon_reads_a_paused_inferior_from_outside, paradyn_daemon_body)
 CLIENT_TEST(test_libmpihpm_counts_from_mpi_init_to_mpi_finalize, mpihpm_body)

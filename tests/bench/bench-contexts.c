@@ -62,7 +62,7 @@ int main(void) {
         prog.events[0] = find_event_id(&info, "PM_PAGE_FLT");
         prog.events[1] = find_event_id(&info, "PM_MINOR_FLT");
         base_fds = count_fds(fixture.daemon_pid);
-        base_rss = bench_rss_kb(fixture.daemon_pid);
+        base_rss = rss_kb(fixture.daemon_pid);
 
         printf("# pmapid cost per live thread context (2 events), baseline %d fds, %ld kB RSS\n", base_fds, base_rss);
         printf("%8s %12s %14s %14s %16s %14s\n", "contexts", "daemon fds", "fds/context", "RSS kB",
@@ -79,7 +79,7 @@ int main(void) {
                         pthread_create(&t[i], NULL, holder, NULL);
                 pthread_barrier_wait(&programmed);
                 fds = count_fds(fixture.daemon_pid);
-                rss = bench_rss_kb(fixture.daemon_pid);
+                rss = rss_kb(fixture.daemon_pid);
                 pthread_barrier_wait(&release);
                 for (int i = 0; i < n; i++) {
                         void *r;
@@ -93,7 +93,7 @@ int main(void) {
                 pthread_barrier_destroy(&release);
                 free(t);
         }
-        printf("# RSS after all threads exited: %ld kB (baseline %ld kB)\n", bench_rss_kb(fixture.daemon_pid), base_rss);
+        printf("# RSS after all threads exited: %ld kB (baseline %ld kB)\n", rss_kb(fixture.daemon_pid), base_rss);
         (void) bus_fixture_stop(&fixture);
         return 0;
 }

@@ -93,7 +93,7 @@ static void measure(long long *median, long long *p99) {
 
 static void flood(const BusFixture *f, int connections, int in_flight, int page_flt, long long unloaded) {
         long long median, p99, start = bench_now_ns(), stop, total_answered = 0;
-        long rss_before = bench_rss_kb(f->daemon_pid), rss_during, rss_after;
+        long rss_before = rss_kb(f->daemon_pid), rss_during, rss_after;
         pid_t *pids = calloc((size_t) connections, sizeof(pid_t));
         int p[2];
 
@@ -111,7 +111,7 @@ static void flood(const BusFixture *f, int connections, int in_flight, int page_
         measure(&median, &p99);
         long long busy = (cpu_ticks(f->daemon_pid) - c0) * (1000000000LL / sysconf(_SC_CLK_TCK)) * 100 /
                          (bench_now_ns() - t0);
-        rss_during = bench_rss_kb(f->daemon_pid);
+        rss_during = rss_kb(f->daemon_pid);
         for (int i = 0; i < connections; i++) {
                 FloodResult r;
                 if (read(p[0], &r, sizeof(r)) == sizeof(r))
@@ -121,7 +121,7 @@ static void flood(const BusFixture *f, int connections, int in_flight, int page_
                 waitpid(pids[i], NULL, 0);
         close(p[0]);
         usleep(1000000);
-        rss_after = bench_rss_kb(f->daemon_pid);
+        rss_after = rss_kb(f->daemon_pid);
         printf("%4d x %-4d %10lld %9.1fx %10lld %12lld %6lld%% %8ld %8ld %8ld\n", connections, in_flight,
                median / 1000, (double) median / (double) unloaded, p99 / 1000,
                total_answered * 1000000000LL / (stop - start), busy, rss_before, rss_during, rss_after);

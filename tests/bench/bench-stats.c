@@ -1,5 +1,4 @@
 /* bench-stats.c: see bench-stats.h. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -24,20 +23,4 @@ long long bench_median(long long *v, int n) {
 long long bench_percentile(long long *v, int n, int pct) {
         qsort(v, (size_t) n, sizeof(*v), cmp_ll);
         return v[(long long) n * pct / 100 < n ? (long long) n * pct / 100 : n - 1];
-}
-
-long bench_rss_kb(int pid) {
-        char path[64], line[256];
-        long kb = -1;
-        FILE *f;
-
-        snprintf(path, sizeof(path), "/proc/%d/status", pid);
-        f = fopen(path, "re");
-        if (!f)
-                return -1;
-        while (fgets(line, sizeof(line), f))
-                if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
-                        break;
-        fclose(f);
-        return kb;
 }

@@ -402,6 +402,22 @@ int wait_for_fds(pid_t pid, int want, int timeout_ms) {
         return n;
 }
 
+long rss_kb(pid_t pid) {
+        char path[64], line[256];
+        long kb = -1;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+                        break;
+        fclose(f);
+        return kb;
+}
+
 int settled_fds(pid_t pid) {
         int n = count_fds(pid), m;
 

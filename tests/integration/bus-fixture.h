@@ -43,6 +43,8 @@ int run_as_nobody(int (*fn)(void *arg), void *arg);
 int run_as(uid_t uid, gid_t gid, int (*fn)(void *arg), void *arg);
 /* Number of open fds of a process. */
 int count_fds(pid_t pid);
+/* VmRSS of a process in KB, or -1. */
+long rss_kb(pid_t pid);
 /* Waits up to timeout_ms for pid to hold want fds (pmapid drops a closed client connection's pin
  * when the bus tells it, on its own time); returns the last count. */
 int wait_for_fds(pid_t pid, int want, int timeout_ms);

@@ -3,7 +3,8 @@
 # as errors, run the unit and integration suites (the integration tests start their own private
 # dbus-daemon and pmapid), print the benchmark, and end with one "N passed, N failed" line counting
 # the individual cmocka test cases. The integration suite runs once against pmapid as
-# pmapid.service confines it (tests/confine/), once against a sanitized pmapid.
+# pmapid.service confines it (tests/confine/), once against a sanitized pmapid; then libFuzzer
+# explores pmapid's bus objects for PMAPI_FUZZ_SECONDS (default 60; tests/fuzz/).
 #   tests/run.sh [--installed]
 # --installed also installs the build for real, checks it against the distribution's own system bus
 # and systemd configuration, and uninstalls it (tests/install/test-installed.sh; .ci/run passes it).
@@ -35,6 +36,10 @@ meson test -C "$asan" --suite unit --print-errorlogs || rc=$?
 cat "$asan/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
 PMAPI_TEST_PMAPID="$top/$asan/daemon/pmapid" meson test -C "$build" --suite integration --print-errorlogs || rc=$?
 cat "$build/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
+# libFuzzer on pmapid's bus objects, bounded (PMAPI_FUZZ_SECONDS, default 60): tests/fuzz/run.sh.
+sh tests/fuzz/run.sh "${PMAPI_FUZZ_SECONDS:-60}" > "$build/meson-logs/fuzz.txt" || rc=$?
+cat "$build/meson-logs/fuzz.txt"
+cat "$build/meson-logs/fuzz.txt" >> "$log"
 if [ "$installed" = yes ]; then
         sh tests/install/test-installed.sh "$build" > "$build/meson-logs/installed.txt" || rc=$?
         cat "$build/meson-logs/installed.txt"

@@ -1,5 +1,7 @@
-/* pmcount-members.c: pmcount's one call that libpmapi has no AIX function for: GetGroupMembers, the
- * per-member rows of a group (tool-bus.c), copied out of the reply. */
+/* pmcount-members.c: pmcount's one call that libpmapi has no AIX function for: the per-member rows
+ * of a group (tool-bus.c), asked a page at a time (GetGroupMembersPage: pmapid answers at most 4096
+ * rows a call, so that a large group does not hold up its other callers), copied out of the
+ * replies. pmcount asks once the command's threads are gone, so no row moves between pages. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +37,8 @@ static int read_row(sd_bus_message *reply, MemberRow *row) {
         return r < 0 ? r : 1;
 }
 
+/* Appends a reply's rows to m. */
 static int read_rows(sd_bus_message *reply, pid_t self_pid, pid_t self_tid, MemberRows *m) {
-        size_t allocated = 0;
         MemberRow row;
         int r;
 
@@ -46,13 +48,13 @@ static int read_rows(sd_bus_message *reply, pid_t self_pid, pid_t self_tid, Memb
         while ((r = read_row(reply, &row)) > 0) {
                 if (row.pid == self_pid && row.tid == self_tid)
                         continue;
-                if (m->n_rows == allocated) {
-                        size_t n = allocated ? 2 * allocated : 64;
+                if (m->n_rows == m->n_allocated) {
+                        size_t n = m->n_allocated ? 2 * m->n_allocated : 64;
                         MemberRow *l = reallocarray(m->rows, n, sizeof(MemberRow));
                         if (!l)
                                 return -ENOMEM;
                         m->rows = l;
-                        allocated = n;
+                        m->n_allocated = n;
                 }
                 m->rows[m->n_rows++] = row;
         }
@@ -64,6 +66,8 @@ static int read_rows(sd_bus_message *reply, pid_t self_pid, pid_t self_tid, Memb
         return sd_bus_message_read(reply, "u", &m->n_dropped);
 }
 
+#define PAGE_ROWS 4096
+
 static int row_compare(const void *a, const void *b) {
         const MemberRow *x = a, *y = b;
 
@@ -73,17 +77,26 @@ static int row_compare(const void *a, const void *b) {
 }
 
 int member_rows_fetch(pid_t pid, pid_t tid, MemberRows *ret) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         MemberRows m = {};
+        uint32_t total = 0;
         int r;
 
-        r = tool_bus_call("GetGroupMembers", &reply, "ii", (int32_t) pid, (int32_t) tid);
-        if (r != 0)
-                return r;
-        r = read_rows(reply, pid, tid, &m);
-        if (r < 0) {
-                member_rows_done(&m);
-                return r == -ENOMEM ? PM_ENOMEM : PM_EDAEMON;
+        for (uint32_t first = 0; first == 0 || first < total; first += PAGE_ROWS) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+
+                r = tool_bus_call("GetGroupMembersPage", &reply, "iiuu", (int32_t) pid, (int32_t) tid, first,
+                                  (uint32_t) PAGE_ROWS);
+                if (r != 0) {
+                        member_rows_done(&m);
+                        return r;
+                }
+                r = read_rows(reply, pid, tid, &m);
+                if (r >= 0)
+                        r = sd_bus_message_read(reply, "u", &total);
+                if (r < 0) {
+                        member_rows_done(&m);
+                        return r == -ENOMEM ? PM_ENOMEM : PM_EDAEMON;
+                }
         }
         qsort(m.rows, m.n_rows, sizeof(MemberRow), row_compare);
         *ret = m;

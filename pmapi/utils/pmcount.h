@@ -41,11 +41,11 @@ typedef struct MemberRow {
 
 typedef struct MemberRows {
         MemberRow *rows;
-        size_t n_rows;
+        size_t n_rows, n_allocated;
         uint32_t n_dropped;             /* exited members pmapid kept no row for */
 } MemberRows;
 
-/* Asks pmapid (GetGroupMembers) for every member of the group of thread tid of process pid, and
+/* Asks pmapid (GetGroupMembersPage, page after page) for every member of the group of thread tid of process pid, and
  * leaves out that thread's own row; sorted by pid, then tid. Returns 0 or a positive PM_E* code. */
 int member_rows_fetch(pid_t pid, pid_t tid, MemberRows *ret);
 void member_rows_done(MemberRows *m);

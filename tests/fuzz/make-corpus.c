@@ -33,6 +33,7 @@ int main(int argc, char *argv[]) {
                 { "ResetGroupData", { { 'i', 1 }, { 'i', 1 } }, 2 },
                 { "GetGroupData", { { 'i', 1 }, { 'i', 1 } }, 2 },
                 { "GetGroupMembers", { { 'i', 1 }, { 'i', 1 } }, 2 },
+                { "GetGroupMembersPage", { { 'i', 1 }, { 'i', 1 }, { 'u', 0 }, { 'u', 100 } }, 4 },
                 { "SetSystemProgram", { { 'i', 0x7 }, { 'a', 3 } }, 2 },
                 { "SetSystemProgram", { { 'i', 0x6 }, { 'a', 2 } }, 2 },
                 { "GetSystemProgram", {}, 0 },

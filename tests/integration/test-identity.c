@@ -47,6 +47,7 @@ static int call_everything(int fd, pid_t pid) {
         const RawArg system[] = { { 'i', PM_USER | PM_PROCTREE }, { 'a', page_flt } };
         const RawArg cpu[] = { { 'u', 0 }, { 'b', 0 } };
         const RawArg inherit[] = { { 'i', pid }, { 'i', pid }, { 'i', pid }, { 'i', pid }, { 't', 0 } };
+        const RawArg page[] = { { 'i', pid }, { 'i', pid }, { 'u', 0 }, { 'u', 100 } };
         static const char *const on_target[] = { "GetProgram", "Start", "Stop", "ResetData", "GetData",
                                                  "DeleteProgram", "GetGroupProgram", "StartGroup", "StopGroup",
                                                  "ResetGroupData", "GetGroupData", "GetGroupMembers",
@@ -73,6 +74,7 @@ static int call_everything(int fd, pid_t pid) {
                 EXPECT_GONE(system_calls[i], NULL, 0);
         EXPECT_GONE("GetCpuData", cpu, 2);
         EXPECT_GONE("Inherit", inherit, 5);
+        EXPECT_GONE("GetGroupMembersPage", page, 4);
 #undef EXPECT_GONE
         CHECK(raw_bus_call(fd, "GetEvents", NULL, 0, NULL, 0) == 0);     /* names nobody: answered */
         return 0;

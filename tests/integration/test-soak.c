@@ -1,7 +1,8 @@
 /* test-soak.c: bounded soaks. Clients killed at random points of their calls, as root and as uid
  * 65534, leave pmapid with no context, its fds back to where they were and its RSS within a bound;
  * a group through which thousands of threads are born and die stays exactly the sum of its
- * members at every read (GetGroupMembers' rows against the group's value, the members stopped).
+ * members at every read (GetGroupMembersPage's rows, page after page, against the group's value,
+ * the members stopped).
  * PMAPI_SOAK_CLIENTS (default 200) and PMAPI_SOAK_THREADS (default 1000) make the long forms. */
 #include <pthread.h>
 #include <setjmp.h>
@@ -98,21 +99,16 @@ static void *churn_thread(void *arg) {
         return NULL;
 }
 
-/* The group's value against the sum of its members' rows, every member stopped: exactly equal. */
-static int group_equals_members(long long *ret_sum, unsigned *ret_rows) {
+/* Rows first .. first + max - 1 of the calling thread's group (GetGroupMembersPage): their
+ * counter 0 added to *sum, their number to *rows, the group's row count in *total. */
+static int members_page(sd_bus *bus, uint32_t first, uint32_t max, long long *sum, unsigned *rows, uint32_t *total) {
         sd_bus_message *reply = NULL;
-        sd_bus *bus = NULL;
-        long long sum = 0;
-        unsigned rows = 0;
         uint32_t dropped;
-        pm_data_t g;
         int r;
 
-        CHECK(sd_bus_open_system(&bus) >= 0);
-        CHECK_RC(pm_stop_mythread(), 0);                /* the last live member: nothing moves now */
-        CHECK_RC(pm_get_data_mygroup(&g), 0);
         r = sd_bus_call_method(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1", "org.pmapi.PerfMon1.Manager",
-                               "GetGroupMembers", NULL, &reply, "ii", (int32_t) getpid(), (int32_t) gettid());
+                               "GetGroupMembersPage", NULL, &reply, "iiuu", (int32_t) getpid(), (int32_t) gettid(),
+                               first, max);
         CHECK(r >= 0);
         CHECK(sd_bus_message_enter_container(reply, 'a', "(iisbax)") >= 0);
         while ((r = sd_bus_message_enter_container(reply, 'r', "iisbax")) > 0) {
@@ -121,15 +117,35 @@ static int group_equals_members(long long *ret_sum, unsigned *ret_rows) {
                 CHECK(sd_bus_message_skip(reply, "iisb") >= 0);
                 CHECK(sd_bus_message_read_array(reply, 'x', (const void **) &accu, &n) >= 0);
                 CHECK(n >= sizeof(int64_t));
-                sum += accu[0];
-                rows++;
+                *sum += accu[0];
+                (*rows)++;
                 CHECK(sd_bus_message_exit_container(reply) >= 0);
         }
         CHECK(r == 0);
         CHECK(sd_bus_message_exit_container(reply) >= 0);
-        CHECK(sd_bus_message_read(reply, "u", &dropped) >= 0);
+        CHECK(sd_bus_message_read(reply, "uu", &dropped, total) >= 0);
         CHECK(dropped == 0);
         sd_bus_message_unref(reply);
+        return 0;
+}
+
+/* The group's value against the sum of its members' rows, read 300 a page, every member stopped:
+ * exactly equal; and a page never holds more than 4096 rows, whatever it asks for. */
+static int group_equals_members(long long *ret_sum, unsigned *ret_rows) {
+        sd_bus *bus = NULL;
+        long long sum = 0, ignored = 0;
+        unsigned rows = 0, big_page = 0;
+        uint32_t total = 0;
+        pm_data_t g;
+
+        CHECK(sd_bus_open_system(&bus) >= 0);
+        CHECK_RC(pm_stop_mythread(), 0);                /* the last live member: nothing moves now */
+        CHECK_RC(pm_get_data_mygroup(&g), 0);
+        for (uint32_t first = 0; first == 0 || first < total; first += 300)
+                CHECK(members_page(bus, first, 300, &sum, &rows, &total) == 0);
+        CHECK(rows == total);
+        CHECK(members_page(bus, 0, UINT32_MAX, &ignored, &big_page, &total) == 0);
+        CHECK(big_page == (total < 4096 ? total : 4096));
         sd_bus_flush_close_unref(bus);
         CHECK(g.accu[0] == sum);
         CHECK(g.ginfo.flags.b.consistent && (unsigned) g.ginfo.members == rows);

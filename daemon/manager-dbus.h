@@ -48,7 +48,7 @@ int method_get_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* The rows of a group's members (manager-dbus-members.c). */
 int method_get_group_members(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* The rows a page at a time: at most MEMBERS_PAGE_MAX. */
-#define MEMBERS_PAGE_MAX 4096
+#define MEMBERS_PAGE_MAX 1024
 int method_get_group_members_page(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* The admin's list of contexts (manager-dbus-list.c). */
 int method_list_contexts(sd_bus_message *m, void *userdata, sd_bus_error *error);

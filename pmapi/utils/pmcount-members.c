@@ -1,5 +1,5 @@
 /* pmcount-members.c: pmcount's one call that libpmapi has no AIX function for: the per-member rows
- * of a group (tool-bus.c), asked a page at a time (GetGroupMembersPage: pmapid answers at most 4096
+ * of a group (tool-bus.c), asked a page at a time (GetGroupMembersPage: pmapid answers at most 1024
  * rows a call, so that a large group does not hold up its other callers), copied out of the
  * replies. pmcount asks once the command's threads are gone, so no row moves between pages. */
 #include <errno.h>
@@ -66,7 +66,7 @@ static int read_rows(sd_bus_message *reply, pid_t self_pid, pid_t self_tid, Memb
         return sd_bus_message_read(reply, "u", &m->n_dropped);
 }
 
-#define PAGE_ROWS 4096
+#define PAGE_ROWS 1024
 
 static int row_compare(const void *a, const void *b) {
         const MemberRow *x = a, *y = b;

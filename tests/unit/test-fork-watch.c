@@ -242,7 +242,24 @@ typedef struct Pinned {
         int cpu;
         pid_t tid;
         pid_t created[20];
+        pthread_t threads[20];
 } Pinned;
+
+/* The created threads live until the records are checked: a tid freed meanwhile could be given to
+ * the other CPU's next thread (pid_max is 32768 here, and the suite wraps it), and the check would
+ * find that thread's record under the first one's tid. */
+static pthread_mutex_t release_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t release_cond = PTHREAD_COND_INITIALIZER;
+static bool released;
+
+static void *report_tid_and_wait(void *arg) {
+        (void) report_tid(arg);
+        pthread_mutex_lock(&release_lock);
+        while (!released)
+                pthread_cond_wait(&release_cond, &release_lock);
+        pthread_mutex_unlock(&release_lock);
+        return NULL;
+}
 
 /* Creates threads from one CPU, spaced so that the two CPUs' records interleave in time. */
 static void *create_pinned(void *arg) {
@@ -254,11 +271,10 @@ static void *create_pinned(void *arg) {
         assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(set), &set), 0);
         p->tid = gettid();
         for (size_t i = 0; i < ELEMENTSOF(p->created); i++) {
-                pthread_t t;
-
                 usleep(500);
-                assert_int_equal(pthread_create(&t, NULL, report_tid, &p->created[i]), 0);
-                assert_int_equal(pthread_join(t, NULL), 0);
+                assert_int_equal(pthread_create(&p->threads[i], NULL, report_tid_and_wait, &p->created[i]), 0);
+                while (__atomic_load_n(&p->created[i], __ATOMIC_ACQUIRE) == 0)
+                        usleep(50);             /* it runs: its tid is taken and known */
         }
         return NULL;
 }
@@ -297,6 +313,13 @@ static void test_records_from_all_cpus_come_in_time_order(void **state) {
                         assert_non_null(s);
                         assert_int_equal(s->ptid, p[i].tid);
                 }
+        pthread_mutex_lock(&release_lock);
+        released = true;
+        pthread_cond_broadcast(&release_cond);
+        pthread_mutex_unlock(&release_lock);
+        for (int i = 0; i < 2; i++)
+                for (size_t j = 0; j < ELEMENTSOF(p[i].threads); j++)
+                        assert_int_equal(pthread_join(p[i].threads[j], NULL), 0);
         assert_false(out_of_order);
         assert_int_equal(fork_watch_n_lost(w), 0);
         fork_watch_free(w);

@@ -152,17 +152,20 @@ size_t system_owners_groups_uid(const SystemOwners *o, uid_t uid) {
 }
 
 void system_owners_sync_cpus(SystemOwners *o) {
+        _cleanup_free_ bool *online = NULL;
+        size_t n_cpus;
         GHashTableIter it;
         gpointer value;
 
+        /* One read of the online CPUs for every context: all have every possible CPU number. */
+        if (g_hash_table_size(o->by_pid) == 0 || cpu_list_n_possible(&n_cpus) < 0 ||
+            cpu_list_read(CPU_LIST_ONLINE, n_cpus, &online) < 0)
+                return;
         g_hash_table_iter_init(&it, o->by_pid);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 SystemContext *s = ((SystemOwner *) value)->context;
-                _cleanup_free_ bool *online = NULL;
 
-                if (cpu_list_read(CPU_LIST_ONLINE, s->n_cpus, &online) < 0)
-                        return;
-                for (size_t cpu = 0; cpu < s->n_cpus; cpu++)
+                for (size_t cpu = 0; cpu < MIN(s->n_cpus, n_cpus); cpu++)
                         if (online[cpu] != system_cpu_open(s, (unsigned) cpu))
                                 apply_cpu(s, (unsigned) cpu, online[cpu]);
         }

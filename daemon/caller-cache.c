@@ -5,7 +5,8 @@
 
 #include "caller-cache.h"
 
-/* What the cache keeps of a connection: its caller and the pin of the process behind it. */
+/* What the cache keeps of a connection: its caller and the pin of the process behind it; or, until
+ * its first call names its caller, only the PID and EUID the bus gave (pin -1). */
 typedef struct CallerEntry {
         Caller caller;
         int pin;
@@ -69,11 +70,20 @@ int caller_cache_get(CallerCache *c, sd_bus_message *m, Caller *ret) {
                 return r;
         }
         e = g_hash_table_lookup(c->by_name, sender);
-        if (e) {
+        if (e && e->pin >= 0) {
                 /* A connection whose process has exited stays refused until it closes: its PID
                  * may name another process by now. */
                 if (!thread_pin_alive(e->pin))
                         return -ESTALE;
+                *ret = e->caller;
+                return 0;
+        }
+        if (e) {                        /* the bus told its credentials (caller-lookup.c) */
+                r = caller_from_creds(e->caller.pid, e->caller.euid, &e->caller, &e->pin);
+                if (r < 0) {
+                        e->pin = -1;
+                        return r;
+                }
                 *ret = e->caller;
                 return 0;
         }
@@ -86,6 +96,23 @@ int caller_cache_get(CallerCache *c, sd_bus_message *m, Caller *ret) {
                 return r;
         }
         *ret = e->caller;
+        g_hash_table_insert(c->by_name, g_strdup(sender), e);
+        return 0;
+}
+
+bool caller_cache_knows(CallerCache *c, const char *sender) {
+        return g_hash_table_contains(c->by_name, sender);
+}
+
+int caller_cache_put_creds(CallerCache *c, const char *sender, pid_t pid, uid_t euid) {
+        CallerEntry *e;
+
+        if (caller_cache_knows(c, sender))
+                return 0;
+        e = calloc(1, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        *e = (CallerEntry) { .caller = { .pid = pid, .euid = euid, .egid = (gid_t) -1 }, .pin = -1 };
         g_hash_table_insert(c->by_name, g_strdup(sender), e);
         return 0;
 }

@@ -13,10 +13,8 @@
 
 int caller_from_message(sd_bus_message *m, Caller *ret, int *ret_pin) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        _cleanup_close_ int pin = -1;
         pid_t pid;
-        uid_t euid, now_euid;
-        gid_t egid;
+        uid_t euid;
         int r;
 
         r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_PID | SD_BUS_CREDS_EUID, &creds);
@@ -28,6 +26,16 @@ int caller_from_message(sd_bus_message *m, Caller *ret, int *ret_pin) {
         r = sd_bus_creds_get_euid(creds, &euid);
         if (r < 0)
                 return r;
+        return caller_from_creds(pid, euid, ret, ret_pin);
+}
+
+int caller_from_creds(pid_t pid, uid_t euid, Caller *ret, int *ret_pin) {
+        _cleanup_close_ int pin = -1;
+        uid_t now_euid;
+        gid_t egid;
+
+        if (pid <= 0)
+                return -ESTALE;
         /* The bus took pid and euid when the process connected; the pid may have been freed and
          * given to another process since. The pin fixes which process pid names from now on; the
          * euid check refuses a process that runs as another user than the one that connected. */

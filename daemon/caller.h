@@ -21,6 +21,8 @@ typedef struct Caller {
  * from /proc/<pid>/status under the pin. Asked once per connection (caller-cache.c), which then
  * checks the pin at every call. */
 int caller_from_message(sd_bus_message *m, Caller *ret, int *ret_pin);
+/* The same from the PID and EUID the bus gave for a connection (GetConnectionCredentials). */
+int caller_from_creds(pid_t pid, uid_t euid, Caller *ret, int *ret_pin);
 /* The effective uid and gid of process pid from /proc/<pid>/status; -ESRCH. Read it under a pin. */
 int proc_read_effective_ids(pid_t pid, uid_t *ret_euid, gid_t *ret_egid);
 

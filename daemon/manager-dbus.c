@@ -414,6 +414,9 @@ int manager_bus_register(Manager *m, sd_bus *bus) {
         r = caller_cache_new(bus, &m->callers);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch bus clients: %m");
+        r = caller_lookup_new(bus, m->callers, &m->lookup);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up caller lookups: %m");
         m->log_budget = log_budget_new();
         if (!m->log_budget)
                 return log_error_errno(-ENOMEM, "Out of memory.");

@@ -63,6 +63,7 @@ Manager *manager_free(Manager *m) {
         g_hash_table_destroy(m->groups);        /* groups first: they point at live contexts */
         g_hash_table_destroy(m->threads);
         g_hash_table_destroy(m->contexts_per_uid);
+        caller_lookup_free(m->lookup);  /* before the cache it fills */
         caller_cache_free(m->callers);
         log_budget_free(m->log_budget);
         event_table_free(m->events);

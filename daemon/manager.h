@@ -24,6 +24,7 @@
 #include "fork-watch.h"
 #include "group.h"
 #include "cpu-watch.h"
+#include "caller-lookup.h"
 #include "log-budget.h"
 #include "system-owners.h"
 
@@ -54,6 +55,7 @@ typedef struct Manager {
         SystemOwners *systems;          /* the system-wide contexts, one per owner process */
         uint64_t started_at_usec;       /* CLOCK_REALTIME at start: a restart shows as a new value */
         LogBudget *log_budget;          /* refusal lines per uid: NULL until on a bus */
+        CallerLookup *lookup;           /* new senders' credentials without waiting: NULL until on a bus */
 } Manager;
 
 /* The total limit the fd limit allows: RLIMIT_NOFILE less a reserve, over the fds a context may hold. */

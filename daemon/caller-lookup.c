@@ -51,6 +51,14 @@ static int read_creds(sd_bus_message *reply, pid_t *ret_pid, uid_t *ret_uid) {
         return 0;
 }
 
+/* The query's slot went: its answer came, or the bus closed first (pmapid stopping). */
+static void query_free(void *userdata) {
+        Query *q = userdata;
+
+        free(q->sender);
+        free(q);
+}
+
 static int on_creds(sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Query *q = userdata;
         CallerLookup *l = q->lookup;
@@ -70,13 +78,12 @@ static int on_creds(sd_bus_message *reply, void *userdata, sd_bus_error *error) 
                         sd_bus_message_unref(m);
                 }
         g_hash_table_remove(l->held, q->sender);
-        free(q->sender);
-        free(q);
         return 0;
 }
 
 static int ask(CallerLookup *l, const char *sender) {
         Query *q = calloc(1, sizeof(*q));
+        sd_bus_slot *slot = NULL;
         int r;
 
         if (!q || !(q->sender = strdup(sender))) {
@@ -84,13 +91,17 @@ static int ask(CallerLookup *l, const char *sender) {
                 return -ENOMEM;
         }
         q->lookup = l;
-        r = sd_bus_call_method_async(l->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+        r = sd_bus_call_method_async(l->bus, &slot, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                      "org.freedesktop.DBus", "GetConnectionCredentials", on_creds, q, "s", sender);
         if (r < 0) {
-                free(q->sender);
-                free(q);
+                query_free(q);
+                return r;
         }
-        return r;
+        /* The bus owns the slot now and frees the query with it, answered or not. */
+        (void) sd_bus_slot_set_destroy_callback(slot, query_free);
+        (void) sd_bus_slot_set_floating(slot, 1);
+        sd_bus_slot_unref(slot);
+        return 0;
 }
 
 static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -101,7 +112,9 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         (void) error;
         if (g_hash_table_remove(l->released, m))
                 return 0;
-        if (!sender || sd_bus_message_is_method_call(m, NULL, NULL) <= 0 || caller_cache_knows(l->cache, sender))
+        /* Only a bus has a driver to ask; a peer-to-peer peer is asked by caller-cache.c. */
+        if (!sender || sd_bus_is_bus_client(l->bus) <= 0 || sd_bus_message_is_method_call(m, NULL, NULL) <= 0 ||
+            caller_cache_knows(l->cache, sender))
                 return 0;
         queue = g_hash_table_lookup(l->held, sender);
         if (!queue) {

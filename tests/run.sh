@@ -4,7 +4,7 @@
 # dbus-daemon and pmapid), print the benchmark, and end with one "N passed, N failed" line counting
 # the individual cmocka test cases. The integration suite runs once against pmapid as
 # pmapid.service confines it (tests/confine/), once against a sanitized pmapid; then libFuzzer
-# explores pmapid's bus objects for PMAPI_FUZZ_SECONDS (default 60; tests/fuzz/).
+# explores pmapid's bus objects for PMAPI_FUZZ_RUNS inputs (default 10000, about a minute; tests/fuzz/).
 #   tests/run.sh [--installed]
 # --installed also installs the build for real, checks it against the distribution's own system bus
 # and systemd configuration, and uninstalls it (tests/install/test-installed.sh; .ci/run passes it).
@@ -36,8 +36,9 @@ meson test -C "$asan" --suite unit --print-errorlogs || rc=$?
 cat "$asan/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
 PMAPI_TEST_PMAPID="$top/$asan/daemon/pmapid" meson test -C "$build" --suite integration --print-errorlogs || rc=$?
 cat "$build/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
-# libFuzzer on pmapid's bus objects, bounded (PMAPI_FUZZ_SECONDS, default 60): tests/fuzz/run.sh.
-sh tests/fuzz/run.sh "${PMAPI_FUZZ_SECONDS:-60}" > "$build/meson-logs/fuzz.txt" || rc=$?
+# libFuzzer on pmapid's bus objects, bounded (PMAPI_FUZZ_RUNS inputs, default 10000, from
+# PMAPI_FUZZ_SEED, default 1): tests/fuzz/run.sh.
+sh tests/fuzz/run.sh "${PMAPI_FUZZ_RUNS:-10000}" "${PMAPI_FUZZ_SEED:-1}" > "$build/meson-logs/fuzz.txt" || rc=$?
 cat "$build/meson-logs/fuzz.txt"
 cat "$build/meson-logs/fuzz.txt" >> "$log"
 if [ "$installed" = yes ]; then

@@ -161,3 +161,7 @@ CallerLookup *caller_lookup_free(CallerLookup *l) {
         free(l);
         return NULL;
 }
+
+size_t caller_lookup_n_waiting(const CallerLookup *l) {
+        return l ? g_hash_table_size(l->held) : 0;
+}

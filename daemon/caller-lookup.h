@@ -24,3 +24,5 @@ typedef struct CallerLookup {
 
 int caller_lookup_new(sd_bus *bus, CallerCache *cache, CallerLookup **ret);
 CallerLookup *caller_lookup_free(CallerLookup *l);
+/* Senders whose calls wait for their credentials (a re-exec serves them before it goes). */
+size_t caller_lookup_n_waiting(const CallerLookup *l);

@@ -47,6 +47,20 @@ fail:
         return r;
 }
 
+int context_adopt(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid, uid_t owner_uid,
+                  const Program *program, CounterGroup *counters, int pidfd, Context **ret) {
+        Context *c = calloc(1, sizeof(*c));
+
+        if (!c)
+                return -ENOMEM;
+        *c = (Context) { .pid = pid, .tid = tid, .owner_uid = owner_uid, .program = *program, .backend = backend };
+        program_encode(program, events, &c->encoding);
+        c->counters = counters;
+        c->pidfd = pidfd;
+        *ret = c;
+        return 0;
+}
+
 const char *context_origin_to_string(ContextOrigin o) {
         static const char *const names[_CONTEXT_ORIGIN_MAX] = {
                 [CONTEXT_SET_PROGRAM] = "SetProgram",

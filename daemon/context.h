@@ -66,6 +66,10 @@ typedef struct Context {
  * Takes ownership of pidfd on success only. */
 int context_new(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
                 uid_t owner_uid, const Program *program, int pidfd, Context **ret);
+/* A context around counters another image of pmapid opened for this program (handover.h): nothing
+ * is switched; the caller restores the state fields. Takes counters and pidfd on success. */
+int context_adopt(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid, uid_t owner_uid,
+                  const Program *program, CounterGroup *counters, int pidfd, Context **ret);
 Context *context_free(Context *c);
 int context_start(Context *c);          /* idempotent */
 int context_stop(Context *c);           /* idempotent */

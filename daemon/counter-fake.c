@@ -1,9 +1,14 @@
 /* counter-fake.c: an in-memory counter backend for unit tests of the core. Values move only when a
- * test says the thread did work while its group was enabled. */
+ * test says the thread did work while its group was enabled. A group handed over (fds()) is named by
+ * a memfd; adopt() finds the group by that fd's inode and makes a copy of it, leaving the fd and
+ * the original to their owner, so a test can hand one manager's state to another in one process. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "counter.h"
 #include "pmapi.h"
@@ -12,7 +17,11 @@ struct CounterGroup {
         uint64_t values[MAX_COUNTERS];
         size_t n;
         bool enabled;
+        int token;                      /* -1 until handed over */
+        CounterGroup *next_exported;
 };
+
+static CounterGroup *exported;          /* groups with a token, for adopt() */
 
 static CounterGroup *last_opened;
 static int fail_next_open;
@@ -56,6 +65,7 @@ static int fake_open(const CounterTarget *t, const struct perf_event_attr *attrs
         if (!g)
                 return -ENOMEM;
         g->n = n;
+        g->token = -1;
         last_opened = g;
         last_target = *t;
         n_open++;
@@ -88,10 +98,54 @@ static int fake_read(CounterGroup *g, uint64_t *values, size_t n) {
 static void fake_close(CounterGroup *g) {
         if (!g)
                 return;
+        for (CounterGroup **p = &exported; *p; p = &(*p)->next_exported)
+                if (*p == g) {
+                        *p = g->next_exported;
+                        break;
+                }
+        if (g->token >= 0)
+                close(g->token);
         if (last_opened == g)
                 last_opened = NULL;
         n_open--;
         free(g);
+}
+
+static size_t fake_fds(CounterGroup *g, int *ret, size_t max) {
+        if (g->token < 0) {
+                g->token = memfd_create("fake-counter", MFD_CLOEXEC);     /* an inode of its own */
+                if (g->token < 0)
+                        return 0;
+                g->next_exported = exported;
+                exported = g;
+        }
+        if (max > 0)
+                ret[0] = g->token;
+        return 1;
+}
+
+static int fake_adopt(const int *fds, size_t n, size_t n_events, CounterGroup **ret) {
+        struct stat want, st;
+
+        if (n != 1 || fstat(fds[0], &want) < 0)
+                return -EBADF;
+        for (CounterGroup *e = exported; e; e = e->next_exported) {
+                CounterGroup *g;
+
+                if (fstat(e->token, &st) < 0 || st.st_ino != want.st_ino)
+                        continue;
+                if (e->n != n_events)
+                        return -EINVAL;
+                g = malloc(sizeof(*g));
+                if (!g)
+                        return -ENOMEM;
+                *g = (CounterGroup) { .n = e->n, .enabled = e->enabled, .token = -1 };
+                memcpy(g->values, e->values, sizeof(g->values));
+                n_open++;
+                *ret = g;
+                return 0;
+        }
+        return -EBADF;
 }
 
 const CounterBackend counter_backend_fake = {
@@ -102,4 +156,6 @@ const CounterBackend counter_backend_fake = {
         .reset = fake_reset,
         .read = fake_read,
         .close = fake_close,
+        .fds = fake_fds,
+        .adopt = fake_adopt,
 };

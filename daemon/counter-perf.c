@@ -3,8 +3,12 @@
  * after the kernel broke a CPU's group up when the CPU went offline. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "counter.h"
 #include "macro.h"
@@ -101,6 +105,43 @@ static int perf_read(CounterGroup *g, uint64_t *values, size_t n) {
         return 0;
 }
 
+static size_t perf_fds(CounterGroup *g, int *ret, size_t max) {
+        for (size_t i = 0; i < g->n && i < max; i++)
+                ret[i] = g->fds[i];
+        return g->n;
+}
+
+/* A perf fd is an anonymous inode named "[perf_event]": anything else handed over is refused. */
+static bool is_perf_fd(int fd) {
+        char path[64], target[64];
+        ssize_t l;
+
+        (void) snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+        l = readlink(path, target, sizeof(target) - 1);
+        if (l < 0)
+                return false;
+        target[l] = '\0';
+        return strcmp(target, "anon_inode:[perf_event]") == 0;
+}
+
+static int perf_adopt(const int *fds, size_t n, size_t n_events, CounterGroup **ret) {
+        CounterGroup *g;
+
+        if (n == 0 || n > MAX_COUNTERS || n != n_events)
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++)
+                if (!is_perf_fd(fds[i]))
+                        return -EBADF;
+        g = calloc(1, sizeof(*g));
+        if (!g)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                g->fds[i] = fds[i];
+        g->n = n;
+        *ret = g;
+        return 0;
+}
+
 const CounterBackend counter_backend_perf = {
         .name = "perf",
         .open = perf_open,
@@ -109,4 +150,6 @@ const CounterBackend counter_backend_perf = {
         .reset = perf_reset,
         .read = perf_read,
         .close = perf_close,
+        .fds = perf_fds,
+        .adopt = perf_adopt,
 };

@@ -31,6 +31,13 @@ typedef struct CounterBackend {
         /* One consistent snapshot of all n values. */
         int (*read)(CounterGroup *g, uint64_t *values, size_t n);
         void (*close)(CounterGroup *g);
+        /* The fds behind the group, leader first, for a handover to pmapid's next image (handover.h):
+         * at most max of them in ret, their number returned. They stay the group's. */
+        size_t (*fds)(CounterGroup *g, int *ret, size_t max);
+        /* A group of n_events counters from the fds another image of pmapid opened (fds() order):
+         * takes them on success. -EBADF if one is not a counter of this backend, -EINVAL if they do
+         * not make n_events counters. */
+        int (*adopt)(const int *fds, size_t n, size_t n_events, CounterGroup **ret);
 } CounterBackend;
 
 extern const CounterBackend counter_backend_perf;

@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cpu-list.h"
 #include "fork-watch.h"
@@ -240,6 +241,38 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         return 0;
 }
 
+/* Maps the ring of the dummy event fd counting on cpu and watches it. Takes fd, even on failure. */
+static int fork_watch_add_cpu(ForkWatch *w, sd_event *event, unsigned cpu, int fd) {
+        ForkWatchCpu *cpus, *c;
+        int r;
+
+        cpus = reallocarray(w->cpus, w->n_cpus + 1, sizeof(*cpus));
+        if (!cpus) {
+                close(fd);
+                return -ENOMEM;
+        }
+        w->cpus = cpus;
+        c = &w->cpus[w->n_cpus++];
+        *c = (ForkWatchCpu) { .cpu = cpu, .fd = fd, .meta = MAP_FAILED };
+
+        /* Writable, so the kernel honours data_tail and reports overruns as PERF_RECORD_LOST instead of
+         * overwriting records we have not read. A ring handed over keeps its data_tail: the new image
+         * reads on from where the old one stopped. */
+        c->meta = mmap(NULL, fork_watch_map_size(), PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+        if (c->meta == MAP_FAILED)
+                return -errno;
+        c->data = (const uint8_t *) c->meta + c->meta->data_offset;    /* set since 4.1, as is use_clockid */
+        c->data_size = c->meta->data_size;
+
+        /* Default priority: a machine busy creating threads must not starve the bus. Callers whose
+         * answer depends on recent creations call fork_watch_flush() first. */
+        r = sd_event_add_io(event, &c->source, c->fd, EPOLLIN, on_io, w);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(c->source, "fork-watch");
+        return 0;
+}
+
 static int fork_watch_open_cpu(ForkWatch *w, sd_event *event, unsigned cpu) {
         struct perf_event_attr attr = {
                 .size = sizeof(attr),
@@ -259,34 +292,30 @@ static int fork_watch_open_cpu(ForkWatch *w, sd_event *event, unsigned cpu) {
                 .comm = 1,
                 .comm_exec = 1,
         };
-        _cleanup_close_ int fd = -1;
-        ForkWatchCpu *cpus, *c;
-        int r;
+        int fd;
 
         fd = sys_perf_event_open(&attr, /* tid= */ -1, (int) cpu, /* group_fd= */ -1, PERF_FLAG_FD_CLOEXEC);
         if (fd < 0)
                 return errno == ENODEV ? 0 : -errno;    /* ENODEV: went offline since we read the list */
-        cpus = reallocarray(w->cpus, w->n_cpus + 1, sizeof(*cpus));
-        if (!cpus)
+        return fork_watch_add_cpu(w, event, cpu, fd);
+}
+
+static int fork_watch_alloc(sd_event *event, ForkWatchHandler handler, void *userdata, ForkWatch **ret) {
+        _cleanup_(fork_watch_freep) ForkWatch *w = NULL;
+        int r;
+
+        w = calloc(1, sizeof(*w));
+        if (!w)
                 return -ENOMEM;
-        w->cpus = cpus;
-        c = &w->cpus[w->n_cpus++];
-        *c = (ForkWatchCpu) { .cpu = cpu, .fd = TAKE_FD(fd), .meta = MAP_FAILED };
-
-        /* Writable, so the kernel honours data_tail and reports overruns as PERF_RECORD_LOST instead of
-         * overwriting records we have not read. */
-        c->meta = mmap(NULL, fork_watch_map_size(), PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
-        if (c->meta == MAP_FAILED)
-                return -errno;
-        c->data = (const uint8_t *) c->meta + c->meta->data_offset;    /* set since 4.1, as is use_clockid */
-        c->data_size = c->meta->data_size;
-
-        /* Default priority: a machine busy creating threads must not starve the bus. Callers whose
-         * answer depends on recent creations call fork_watch_flush() first. */
-        r = sd_event_add_io(event, &c->source, c->fd, EPOLLIN, on_io, w);
+        w->handler = handler;
+        w->userdata = userdata;
+        w->batch = g_array_new(FALSE, FALSE, sizeof(WatchRecord));
+        r = sd_event_add_defer(event, &w->later, on_later, w);
         if (r < 0)
                 return r;
-        (void) sd_event_source_set_description(c->source, "fork-watch");
+        (void) sd_event_source_set_enabled(w->later, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(w->later, "fork-watch-later");
+        *ret = TAKE_PTR(w);
         return 0;
 }
 
@@ -303,19 +332,9 @@ int fork_watch_new(sd_event *event, ForkWatchHandler handler, void *userdata, Fo
         r = cpu_list_read(CPU_LIST_ONLINE, n_cpus, &online);
         if (r < 0)
                 return r;
-
-        w = calloc(1, sizeof(*w));
-        if (!w)
-                return -ENOMEM;
-        w->handler = handler;
-        w->userdata = userdata;
-        w->batch = g_array_new(FALSE, FALSE, sizeof(WatchRecord));
-        r = sd_event_add_defer(event, &w->later, on_later, w);
+        r = fork_watch_alloc(event, handler, userdata, &w);
         if (r < 0)
                 return r;
-        (void) sd_event_source_set_enabled(w->later, SD_EVENT_OFF);
-        (void) sd_event_source_set_description(w->later, "fork-watch-later");
-
         for (size_t cpu = 0; cpu < n_cpus; cpu++) {
                 if (!online[cpu])
                         continue;
@@ -325,6 +344,41 @@ int fork_watch_new(sd_event *event, ForkWatchHandler handler, void *userdata, Fo
         }
         if (w->n_cpus == 0)
                 return -ENODEV;
+        *ret = TAKE_PTR(w);
+        return 0;
+}
+
+size_t fork_watch_fds(const ForkWatch *w, unsigned *ret_cpus, int *ret_fds, size_t max) {
+        assert(w);
+        for (size_t i = 0; i < w->n_cpus && i < max; i++) {
+                ret_cpus[i] = w->cpus[i].cpu;
+                ret_fds[i] = w->cpus[i].fd;
+        }
+        return w->n_cpus;
+}
+
+bool fork_watch_enabled(const ForkWatch *w) {
+        return w && w->enabled;
+}
+
+int fork_watch_adopt(sd_event *event, ForkWatchHandler handler, void *userdata, const unsigned *cpus,
+                     const int *fds, size_t n, bool enabled, ForkWatch **ret) {
+        _cleanup_(fork_watch_freep) ForkWatch *w = NULL;
+        size_t i = 0;
+        int r;
+
+        assert(event && handler && ret);
+        r = fork_watch_alloc(event, handler, userdata, &w);
+        for (; r >= 0 && i < n; i++)
+                r = fork_watch_add_cpu(w, event, cpus[i], fds[i]);
+        if (r < 0) {
+                for (; i < n; i++)     /* the rest are ours too */
+                        close(fds[i]);
+                return r;
+        }
+        if (w->n_cpus == 0)
+                return -ENODEV;
+        w->enabled = enabled;           /* the kernel kept the events' state */
         *ret = TAKE_PTR(w);
         return 0;
 }

@@ -49,5 +49,15 @@ void fork_watch_set_comm_handler(ForkWatch *w, ForkWatchCommHandler handler, voi
  * exit handler that wants its last name), and safe wherever fork_watch_flush() is. */
 void fork_watch_flush_comm(ForkWatch *w);
 
+/* A handover to pmapid's next image (handover.h): the dummy event of each CPU watched (at most max
+ * of them in ret_cpus/ret_fds, their number returned; they stay w's) and whether they run. Call
+ * fork_watch_flush() first: records read but not yet handed on would be lost. */
+size_t fork_watch_fds(const ForkWatch *w, unsigned *ret_cpus, int *ret_fds, size_t max);
+bool fork_watch_enabled(const ForkWatch *w);
+/* The watch again, on the events and rings fork_watch_fds() gave: records written meanwhile are
+ * read from where the old image stopped. Takes the fds, even on failure. */
+int fork_watch_adopt(sd_event *event, ForkWatchHandler handler, void *userdata, const unsigned *cpus,
+                     const int *fds, size_t n, bool enabled, ForkWatch **ret);
+
 /* Records lost by the kernel since start (PERF_RECORD_LOST), for logging / tests. */
 uint64_t fork_watch_n_lost(const ForkWatch *w);

@@ -76,7 +76,7 @@ static void remove_live(Group *g, Context *c) {
         c->group = NULL;
 }
 
-int group_add(Group *g, Context *c) {
+static int append_live(Group *g, Context *c) {
         if (g->n_live == g->n_allocated) {
                 size_t n = g->n_allocated ? g->n_allocated * 2 : 8;
                 Context **l = reallocarray(g->live, n, sizeof(Context *));
@@ -86,9 +86,21 @@ int group_add(Group *g, Context *c) {
                 g->n_allocated = n;
         }
         g->live[g->n_live++] = c;
-        g->n_members++;
         c->group = g;
+        return 0;
+}
+
+int group_add(Group *g, Context *c) {
+        int r = append_live(g, c);
+
+        if (r < 0)
+                return r;
+        g->n_members++;
         return context_apply_state(c);
+}
+
+int group_adopt_member(Group *g, Context *c) {
+        return append_live(g, c);
 }
 
 /* Room for one more record, or false when a bound (or memory) says no. */
@@ -125,6 +137,14 @@ int group_member_died(Group *g, Context *c) {
                 g->n_records_dropped++;
         remove_live(g, c);
         return 0;
+}
+
+void group_adopt_record(Group *g, const GroupMemberRecord *rec) {
+        if (reserve_record(g)) {
+                g->records[g->n_records++] = *rec;
+                count_records(g->owner_uid, 1);
+        } else if (g->n_records_dropped < UINT32_MAX)
+                g->n_records_dropped++;
 }
 
 void group_member_left(Group *g, Context *c) {

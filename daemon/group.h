@@ -53,6 +53,10 @@ int group_add(Group *g, Context *c);
 /* c's thread died: its final counts stay in the group and it stays counted in n_members, and it
  * leaves a record (bounds permitting). */
 int group_member_died(Group *g, Context *c);
+/* For a handover (handover.h): c is a live member already counted in n_members; nothing switches. */
+int group_adopt_member(Group *g, Context *c);
+/* For a handover: a dead member's record, within the bounds (else counted in n_records_dropped). */
+void group_adopt_record(Group *g, const GroupMemberRecord *rec);
 /* c leaves (its context is deleted): its data leaves the group with it. */
 void group_member_left(Group *g, Context *c);
 /* Group start/stop switch the group state and the caller's own state (DESIGN §8 A1, A2). */

@@ -188,6 +188,14 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
                   (int) tid, (int) pid, (double) (now_monotonic_ns() - time_ns) / 1000.0);
 }
 
+int manager_adopt_fork_watch(Manager *m, const unsigned *cpus, const int *fds, size_t n, bool enabled) {
+        int r = fork_watch_adopt(m->event, on_fork, m, cpus, fds, n, enabled, &m->fork_watch);
+
+        if (r >= 0)
+                manager_watch_comm(m);
+        return r;
+}
+
 int manager_watch_forks(Manager *m) {
         int r = fork_watch_new(m->event, on_fork, m, &m->fork_watch);
 

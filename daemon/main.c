@@ -14,6 +14,7 @@
 #include "macro.h"
 #include "manager-dbus.h"
 #include "perf-syscall.h"
+#include "reexec.h"
 
 #define DEFAULT_CONFIG PMAPI_SYSCONFDIR "/pmapi/pmapid.conf"
 
@@ -119,11 +120,41 @@ static void raise_fd_limit(void) {
         }
 }
 
+typedef struct Daemon {
+        Manager *manager;
+        sd_bus *bus;
+} Daemon;
+
+/* SIGHUP (`systemctl reload pmapid`): the binary on disk replaces this one, with every context. */
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Daemon *d = userdata;
+
+        (void) s, (void) si;
+        (void) reexec(d->manager, d->bus);      /* returns only if it failed, serving on */
+        return 0;
+}
+
+/* Another pmapid took the name (a restored image replacing one the bus activated meanwhile). */
+static int on_name_lost(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Daemon *d = userdata;
+        const char *name = NULL;
+
+        (void) error;
+        if (sd_bus_message_read(message, "s", &name) < 0 || strcmp(name, PMAPI_SERVICE) != 0 ||
+            d->manager->releasing_name)
+                return 0;
+        log_warning("Another pmapid owns '%s' now: exiting, %zu contexts released.", PMAPI_SERVICE,
+                    manager_n_contexts(d->manager));
+        return sd_event_exit(sd_bus_get_event(d->bus), 0);
+}
+
 static int run(void) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         EventTable *events = NULL;
         Manager *m = NULL;
+        Daemon daemon = {};
+        bool restored;
         Config config;
         int r;
 
@@ -162,7 +193,9 @@ static int run(void) {
         m->max_contexts_per_uid = config.max_contexts_per_uid;
         m->max_contexts = config.max_contexts;
         log_info("Limits: %u contexts per user, %u in all.", m->max_contexts_per_uid, m->max_contexts);
-        r = manager_watch_forks(m);
+        restored = reexec_restore(m) > 0;
+        if (!m->fork_watch)
+                r = manager_watch_forks(m);
         if (r < 0)
                 log_warning_errno(r, "Cannot read perf fork records (%m): threads not created through "
                                   "libpmapi's pthread_create will not inherit contexts.");
@@ -172,10 +205,20 @@ static int run(void) {
                 log_error_errno(r, "Failed to connect to the system bus: %m");
                 goto finish;
         }
+        daemon = (Daemon) { .manager = m, .bus = bus };
         r = manager_bus_register(m, bus);
         if (r < 0)
                 goto finish;
-        r = sd_bus_request_name(bus, PMAPI_SERVICE, 0);
+        r = sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                "NameLost", on_name_lost, &daemon);
+        if (r < 0) {
+                log_error_errno(r, "Failed to watch the bus name: %m");
+                goto finish;
+        }
+        /* Any pmapid lets a restored one take the name: the bus may have activated a new one while
+         * the previous image re-executed. */
+        r = sd_bus_request_name(bus, PMAPI_SERVICE, SD_BUS_NAME_ALLOW_REPLACEMENT |
+                                (restored ? SD_BUS_NAME_REPLACE_EXISTING : 0));
         if (r < 0) {
                 log_error_errno(r, "Failed to acquire '%s': %m", PMAPI_SERVICE);
                 goto finish;
@@ -190,9 +233,11 @@ static int run(void) {
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
         (void) sd_event_add_signal(event, NULL, SIGTERM, NULL, NULL);
         (void) sd_event_add_signal(event, NULL, SIGINT, NULL, NULL);
+        (void) sd_event_add_signal(event, NULL, SIGHUP, on_sighup, &daemon);
 
         log_info("pmapid %s serving '%s'.", PMAPI_VERSION, PMAPI_SERVICE);
         (void) sd_notify(false, "READY=1\nSTATUS=Serving");
@@ -214,6 +259,8 @@ int main(int argc, char *argv[]) {
         r = parse_argv(argc, argv);
         if (r <= 0)
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        if (reexec_remember(argv) < 0)
+                log_warning("Cannot tell where this binary is: SIGHUP will not re-execute it.");
         r = run();
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -323,6 +323,13 @@ static int property_get_system_owner(sd_bus *bus, const char *path, const char *
         return sd_bus_message_append(reply, "i", (int32_t) manager_system_owner(userdata));
 }
 
+static int property_get_predecessors(sd_bus *bus, const char *path, const char *interface,
+                                     const char *property, sd_bus_message *reply, void *userdata,
+                                     sd_bus_error *error) {
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return sd_bus_message_append_strv(reply, ((Manager *) userdata)->predecessors);
+}
+
 static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -337,6 +344,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("CallsRefused", "t", NULL, offsetof(Manager, n_refused), 0),
         SD_BUS_PROPERTY("SystemOwnerPid", "i", property_get_system_owner, 0, 0),
         SD_BUS_PROPERTY("StartedAt", "t", NULL, offsetof(Manager, started_at_usec), SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Predecessors", "as", property_get_predecessors, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_METHOD_WITH_ARGS("GetEvents", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("s", processor, "u", counters, "a(iusss)", events),
                                 method_get_events, SD_BUS_VTABLE_UNPRIVILEGED),

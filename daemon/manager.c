@@ -49,6 +49,7 @@ int manager_new(sd_event *event, const CounterBackend *backend, EventTable *even
         m->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, context_destroy);
         m->groups = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, group_destroy);
         m->contexts_per_uid = g_hash_table_new(g_direct_hash, g_direct_equal);
+        m->predecessors = g_new0(char *, 1);
         if (system_owners_new(event, &m->systems) < 0)
                 return manager_free(m), -ENOMEM;
         *ret = m;
@@ -66,6 +67,7 @@ Manager *manager_free(Manager *m) {
         caller_lookup_free(m->lookup);  /* before the cache it fills */
         caller_cache_free(m->callers);
         log_budget_free(m->log_budget);
+        g_strfreev(m->predecessors);
         event_table_free(m->events);
         sd_event_unref(m->event);
         free(m);
@@ -310,6 +312,21 @@ fail:
         c->pidfd = -1;                  /* still the caller's on failure */
         context_free(c);
         return r;
+}
+
+int manager_adopt(Manager *m, Context *c) {
+        int r;
+
+        if (m->event) {
+                r = sd_event_add_io(m->event, &c->exit_source, c->pidfd, EPOLLIN, on_thread_exit, c);
+                if (r < 0)
+                        return r;
+        }
+        c->manager = m;
+        g_hash_table_insert(m->threads, GINT_TO_POINTER(c->tid), c);
+        uid_count_add(m, c->owner_uid, +1);
+        update_fork_watch(m);
+        return 0;
 }
 
 /* The thread's euid for the admin's view: the caller's own for a first-party call. */

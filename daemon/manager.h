@@ -54,6 +54,9 @@ typedef struct Manager {
         uint64_t n_refused;             /* calls the access rule refused */
         SystemOwners *systems;          /* the system-wide contexts, one per owner process */
         uint64_t started_at_usec;       /* CLOCK_REALTIME at start: a restart shows as a new value */
+        bool releasing_name;            /* a re-exec gives the bus name up (reexec.h): not a loss */
+        char **predecessors;            /* unique bus names of the images whose state this one carries
+                                         * (handover.h), oldest first; never NULL */
         LogBudget *log_budget;          /* refusal lines per uid: NULL until on a bus */
         CallerLookup *lookup;           /* new senders' credentials without waiting: NULL until on a bus */
 } Manager;
@@ -66,6 +69,12 @@ Manager *manager_free(Manager *m);
 /* Starts following thread creation through perf fork records (needs CAP_PERFMON). */
 int manager_watch_forks(Manager *m);
 
+/* The same on the fork watch of pmapid's previous image (handover.h): takes the fds. */
+int manager_adopt_fork_watch(Manager *m, const unsigned *cpus, const int *fds, size_t n, bool enabled);
+/* A context of pmapid's previous image (handover.h), with its group (if any) set and its member
+ * adopted: enters the table, counts for its owner's limit and is watched for its thread's exit
+ * (a thread that died meanwhile is handled on the next turn of the loop, as any exit). */
+int manager_adopt(Manager *m, Context *c);
 /* May caller act on thread tid of process pid? Pins the thread first (*ret_pidfd, may be NULL) and
  * decides under the pin, so the credentials read are the pinned thread's. 0 if allowed; -ESRCH;
  * -EPERM with *ret_refusal saying why. */

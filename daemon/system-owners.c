@@ -80,19 +80,30 @@ static int on_owner_exit(sd_event_source *s, int fd, uint32_t revents, void *use
 }
 
 int system_owners_add(SystemOwners *o, SystemContext *s) {
+        int pidfd = pidfd_open_process(s->owner_pid);
+
+        if (pidfd < 0) {
+                system_free(s);
+                return -ESRCH;
+        }
+        return system_owners_add_pinned(o, s, pidfd);
+}
+
+int system_owners_pidfd(const SystemOwners *o, pid_t pid) {
+        SystemOwner *w = g_hash_table_lookup(o->by_pid, GINT_TO_POINTER(pid));
+        return w ? w->pidfd : -1;
+}
+
+int system_owners_add_pinned(SystemOwners *o, SystemContext *s, int pidfd) {
         SystemOwner *w = calloc(1, sizeof(*w));
         int r;
 
         if (!w) {
+                close(pidfd);
                 system_free(s);
                 return -ENOMEM;
         }
-        *w = (SystemOwner) { .set = o, .context = s, .pidfd = pidfd_open_process(s->owner_pid) };
-        if (w->pidfd < 0) {
-                w->pidfd = -1;
-                owner_free(w);
-                return -ESRCH;
-        }
+        *w = (SystemOwner) { .set = o, .context = s, .pidfd = pidfd };
         g_hash_table_insert(o->by_pid, GINT_TO_POINTER(s->owner_pid), w);
         if (!s->tree)
                 o->every_process = s;

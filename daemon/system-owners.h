@@ -30,6 +30,10 @@ SystemOwners *system_owners_free(SystemOwners *o);
 /* Takes s (owner s->owner_pid, which must own none yet): pins the owner and watches its exit.
  * -ESRCH if the owner is gone already (s is freed). */
 int system_owners_add(SystemOwners *o, SystemContext *s);
+/* The same with the owner already pinned by pidfd (a handover, handover.h): takes pidfd. */
+int system_owners_add_pinned(SystemOwners *o, SystemContext *s, int pidfd);
+/* The owner's pin of pid's context, for a handover: -1 if none. */
+int system_owners_pidfd(const SystemOwners *o, pid_t pid);
 /* The context process pid owns, or NULL. */
 SystemContext *system_owners_get(const SystemOwners *o, pid_t pid);
 /* Frees the context pid owns, if any. */

@@ -4,7 +4,11 @@
  * under the mutex, replies included (bus_reply_unref). After fork the child drops the parent's
  * connection and opens its own on first use, as it does after its effective user changed (pmapid
  * refuses a connection whose process no longer runs as the user that connected). No call blocks
- * longer than CALL_TIMEOUT_USEC. */
+ * longer than CALL_TIMEOUT_USEC, plus RESTART_WAIT_USEC once when pmapid is away: a call that finds
+ * no owner of pmapid's name, in a process that pmapid answered before, waits that long for one (a
+ * re-executing pmapid gives the name up for some milliseconds, and keeps every context) and is
+ * sent again: it never reached pmapid, so sending it again is safe. Until pmapid answers again,
+ * later calls do not wait. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +24,8 @@
 #include "pmapi.h"
 
 #define CALL_TIMEOUT_USEC (10ULL * 1000 * 1000)
+#define RESTART_WAIT_USEC (1000ULL * 1000)
+#define RESTART_POLL_USEC (10ULL * 1000)
 
 static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
 /* pmapid's explanation of this thread's last refused call, for pm_error(). */
@@ -30,6 +36,10 @@ static pid_t bus_pid;
 /* The unique bus name of the pmapid that answered this process's last Set* or Inherit: a
  * NoContext from another one means pmapid restarted and took the contexts with it. */
 static char set_by[64];
+/* pmapid answered this process since a call last found its name without an owner for good. */
+static bool answered;
+/* This thread's last call found no owner of the name: it never reached pmapid. */
+static __thread bool last_absent;
 
 static void atfork_prepare(void) {
         pthread_mutex_lock(&bus_lock);
@@ -83,15 +93,42 @@ static bool sets_a_context(const char *method) {
         return strncmp(method, "Set", 3) == 0 || strcmp(method, "Inherit") == 0;
 }
 
-/* After a NoContext: whether the pmapid that answers now is not the one that set our contexts. */
+/* After a NoContext: whether the pmapid that answers now neither set our contexts nor carries the
+ * state of the one that did (its Predecessors: a re-executed pmapid keeps every context). */
 static bool pmapid_restarted_locked(void) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        char **predecessors = NULL;
         const char *now = NULL;
+        bool carried = false;
 
         if (!set_by[0] || sd_bus_get_name_creds(bus, PMAPI_SERVICE, SD_BUS_CREDS_UNIQUE_NAME, &creds) < 0 ||
-            sd_bus_creds_get_unique_name(creds, &now) < 0)
+            sd_bus_creds_get_unique_name(creds, &now) < 0 || strcmp(now, set_by) == 0)
                 return false;
-        return strcmp(now, set_by) != 0;
+        if (sd_bus_get_property_strv(bus, now, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE, "Predecessors", NULL,
+                                     &predecessors) >= 0)
+                for (char **p = predecessors; *p; p++) {
+                        carried = carried || strcmp(*p, set_by) == 0;
+                        free(*p);
+                }
+        free(predecessors);
+        return !carried;
+}
+
+/* Whether pmapid's name has an owner within RESTART_WAIT_USEC. */
+static bool wait_for_pmapid_locked(void) {
+        for (uint64_t waited = 0; waited < RESTART_WAIT_USEC && bus; waited += RESTART_POLL_USEC) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+                int has = 0;
+
+                if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "NameHasOwner", NULL, &reply, "s", PMAPI_SERVICE) < 0 ||
+                    sd_bus_message_read(reply, "b", &has) < 0)
+                        return false;
+                if (has)
+                        return true;
+                (void) usleep(RESTART_POLL_USEC);
+        }
+        return false;
 }
 
 static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
@@ -106,6 +143,8 @@ static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
                                 error.name ? error.name : "(local)", error.message ? error.message : strerror(-r));
                 if (!sd_bus_error_is_set(&error) || r == -ENOTCONN || r == -ECONNRESET)
                         bus_drop_locked();      /* a broken connection is reopened next time */
+                last_absent = sd_bus_error_has_names(&error, SD_BUS_ERROR_SERVICE_UNKNOWN,
+                                                     SD_BUS_ERROR_NAME_HAS_NO_OWNER);
                 last_code = error_map_from_bus(&error, r);
                 (void) snprintf(last_detail, sizeof(last_detail), "%s", error.message ? error.message : "");
                 if (last_code == PM_ENOCONTEXT && bus && pmapid_restarted_locked()) {
@@ -115,6 +154,7 @@ static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
                 }
                 return last_code;
         }
+        answered = true;
         if (sets_a_context(sd_bus_message_get_member(m)) && sd_bus_message_get_sender(reply) &&
             strcmp(set_by, sd_bus_message_get_sender(reply)) != 0)
                 (void) snprintf(set_by, sizeof(set_by), "%s", sd_bus_message_get_sender(reply));
@@ -158,17 +198,25 @@ static int callv_locked(const char *method, sd_bus_message **ret_reply, pid_t pi
  * connected (the bus keeps the ids of connect time): a new connection carries the ids it has now. */
 static int callv(const char *method, sd_bus_message **ret_reply, pid_t pid, pid_t tid, const char *types,
                  va_list ap) {
-        va_list again;
+        va_list again, after_restart;
         int r;
 
         va_copy(again, ap);
+        va_copy(after_restart, ap);
         pthread_mutex_lock(&bus_lock);
+        last_absent = false;
         r = callv_locked(method, ret_reply, pid, tid, types, ap);
         if (r == PM_ECALLERGONE) {
                 bus_drop_locked();
                 r = callv_locked(method, ret_reply, pid, tid, types, again);
         }
+        if (r == PM_ENODAEMON && last_absent && answered) {
+                answered = false;       /* one wait until pmapid answers again */
+                if (wait_for_pmapid_locked())
+                        r = callv_locked(method, ret_reply, pid, tid, types, after_restart);
+        }
         pthread_mutex_unlock(&bus_lock);
+        va_end(after_restart);
         va_end(again);
         return r;
 }

@@ -1,0 +1,397 @@
+/* handover-load.c: restores a manager from a handover blob (handover.h, handover-type.h). Every fd
+ * the blob names is this image's from the start: each is either taken by what it is restored into
+ * or closed at the end, so nothing leaks whatever the blob says. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cpu-list.h"
+#include "handover-type.h"
+#include "handover.h"
+#include "log.h"
+#include "macro.h"
+
+typedef struct FdTable {
+        int *fds;                       /* fd numbers; -1 once taken */
+        size_t n;
+} FdTable;
+
+/* Takes the fd at index i: -1 if the index is -1, out of range or taken already. */
+static int take_fd(FdTable *t, int32_t i) {
+        int fd;
+
+        if (i < 0 || (size_t) i >= t->n)
+                return -1;
+        fd = t->fds[i];
+        t->fds[i] = -1;
+        if (fd >= 0)
+                (void) fcntl(fd, F_SETFD, FD_CLOEXEC);  /* cleared for the exec that brought it */
+        return fd;
+}
+
+static void close_untaken(FdTable *t) {
+        for (size_t i = 0; i < t->n; i++)
+                if (t->fds[i] >= 0) {
+                        close(t->fds[i]);
+                        t->fds[i] = -1;
+                }
+}
+
+static void read_program(GVariant *v, Program *ret) {
+        g_autoptr(GVariant) events = NULL;
+        const int32_t *e;
+        gsize n;
+
+        *ret = (Program) {};
+        g_variant_get(v, "(u@ai)", &ret->mode, &events);
+        e = g_variant_get_fixed_array(events, &n, sizeof(int32_t));
+        for (size_t i = 0; i < MAX_COUNTERS; i++)
+                ret->events[i] = i < n ? e[i] : COUNT_NOTHING;
+}
+
+static void read_vector(GVariant *v, AcctVector ret) {
+        gsize n;
+        const int64_t *x = g_variant_get_fixed_array(v, &n, sizeof(int64_t));
+
+        memset(ret, 0, sizeof(AcctVector));
+        memcpy(ret, x, MIN(n, (gsize) MAX_COUNTERS) * sizeof(int64_t));
+}
+
+static void read_comm(GVariant *v, char ret[CONTEXT_COMM_MAX]) {
+        gsize n;
+        const char *s = g_variant_get_fixed_array(v, &n, 1);
+
+        memset(ret, 0, CONTEXT_COMM_MAX);
+        memcpy(ret, s, MIN(n, (gsize) CONTEXT_COMM_MAX - 1));
+}
+
+/* A counter group of n_events counters from the fd indices in v: the fds are taken either way. A
+ * program whose encoding changed with the catalog (-EINVAL) would have its slots lie. */
+static int adopt_counters(const CounterBackend *b, GVariant *v, size_t n_events, FdTable *t, CounterGroup **ret) {
+        int fds[MAX_COUNTERS];
+        gsize n;
+        const int32_t *idx = g_variant_get_fixed_array(v, &n, sizeof(int32_t));
+        size_t k = 0;
+        int r;
+
+        for (size_t i = 0; i < n; i++) {
+                int fd = take_fd(t, idx[i]);
+                if (fd >= 0 && k < MAX_COUNTERS)
+                        fds[k++] = fd;
+                else if (fd >= 0)
+                        close(fd);
+        }
+        r = k == n ? b->adopt(fds, k, n_events, ret) : -EBADF;
+        if (r < 0)
+                for (size_t i = 0; i < k; i++)
+                        close(fds[i]);
+        return r;
+}
+
+static void restore_group(Manager *m, GVariant *v) {
+        g_autoptr(GVariant) program = NULL, retained = NULL, records = NULL;
+        uint32_t id, owner, target, n_members, dropped;
+        gboolean counting, consistent, process;
+        GVariantIter it;
+        GVariant *rec;
+        int32_t pid;
+        Program p;
+        Group *g;
+
+        g_variant_get(v, "(uiuu@" HANDOVER_PROGRAM "bbbu@ax@a(iiayax)u)", &id, &pid, &owner, &target, &program,
+                      &counting, &consistent, &process, &n_members, &retained, &records, &dropped);
+        read_program(program, &p);
+        if (id == 0 || manager_find_group(m, id) || group_new(id, pid, owner, &p, process, &g) < 0) {
+                log_warning("Group %u of the previous image not restored.", id);
+                return;
+        }
+        g->target_uid = target;
+        g->counting = counting;
+        g->consistent = consistent;
+        g->n_members = n_members;
+        g->n_records_dropped = dropped;
+        read_vector(retained, g->retained);
+        g_variant_iter_init(&it, records);
+        while ((rec = g_variant_iter_next_value(&it))) {
+                g_autoptr(GVariant) comm = NULL, counts = NULL;
+                GroupMemberRecord r = {};
+
+                g_variant_get(rec, "(ii@ay@ax)", &r.pid, &r.tid, &comm, &counts);
+                read_comm(comm, r.comm);
+                read_vector(counts, r.counts);
+                group_adopt_record(g, &r);
+                g_variant_unref(rec);
+        }
+        g_hash_table_insert(m->groups, GUINT_TO_POINTER(id), g);
+}
+
+static void restore_history(Context *c, GVariant *v) {
+        GVariantIter it;
+        guint64 time_ns;
+        gboolean counting;
+
+        g_variant_iter_init(&it, v);
+        while (g_variant_iter_next(&it, "(tb)", &time_ns, &counting)) {
+                c->history[c->next_history] = (StateChange) { time_ns, counting };
+                c->next_history = (c->next_history + 1) % CONTEXT_STATE_HISTORY;
+                if (c->n_history < CONTEXT_STATE_HISTORY)
+                        c->n_history++;
+        }
+}
+
+static void restore_context(Manager *m, GVariant *v, FdTable *t) {
+        g_autoptr(GVariant) comm = NULL, program = NULL, history = NULL, counters = NULL;
+        int32_t pid, tid, creator, origin, pidfd_index;
+        uint32_t owner, target, group_id;
+        gboolean counting, enabled, late;
+        _cleanup_close_ int pidfd = -1;
+        ProgramEncoding encoding;
+        CounterGroup *g = NULL;
+        Context *c = NULL;
+        Program p;
+        int r;
+
+        g_variant_get(v, "(iiuui@ayi@" HANDOVER_PROGRAM "bbb@a(tb)ui@ai)", &pid, &tid, &owner, &target, &creator,
+                      &comm, &origin, &program, &counting, &enabled, &late, &history, &group_id, &pidfd_index,
+                      &counters);
+        read_program(program, &p);
+        program_encode(&p, m->events, &encoding);
+        pidfd = take_fd(t, pidfd_index);
+        r = adopt_counters(m->backend, counters, encoding.n_events, t, &g);
+        if (r >= 0) {
+                r = context_adopt(m->backend, m->events, pid, tid, owner, &p, g, pidfd, &c);
+                if (r < 0)
+                        m->backend->close(g);
+        }
+        if (r >= 0 && (manager_lookup(m, tid) || (m->event && pidfd < 0)))
+                r = -EEXIST;    /* a tid twice, or a thread we could not watch for its exit */
+        if (r < 0) {
+                if (c) {
+                        c->pidfd = -1;          /* still ours: closed below */
+                        context_free(c);
+                }
+                log_warning_errno(r, "Context of thread %d (pid %d) of the previous image not restored: %m",
+                                  (int) tid, (int) pid);
+                return;
+        }
+        TAKE_FD(pidfd);
+        c->target_uid = target;
+        c->creator_pid = creator;
+        read_comm(comm, c->comm);
+        c->origin = origin >= 0 && origin < _CONTEXT_ORIGIN_MAX ? (ContextOrigin) origin : CONTEXT_SET_PROGRAM;
+        c->counting = counting;
+        c->enabled = enabled;
+        c->attached_late = late;
+        restore_history(c, history);
+        if (group_id != 0) {
+                Group *grp = manager_find_group(m, group_id);
+                if (!grp || group_adopt_member(grp, c) < 0) {
+                        log_warning("Context of thread %d lost its group %u in the handover.", (int) tid, group_id);
+                        context_free(c);
+                        return;
+                }
+        }
+        r = manager_adopt(m, c);
+        if (r < 0) {
+                log_warning_errno(r, "Context of thread %d of the previous image not restored: %m", (int) tid);
+                if (c->group)
+                        group_member_left(c->group, c);
+                context_free(c);
+        }
+}
+
+static int restore_cpu(SystemContext *s, GVariant *v, FdTable *t) {
+        g_autoptr(GVariant) kept = NULL, base = NULL, groups = NULL;
+        gboolean counted;
+        GVariantIter it;
+        GVariant *fds;
+        uint32_t cpu;
+        SystemCpu *c;
+
+        g_variant_get(v, "(ub@ax@ax@aai)", &cpu, &counted, &kept, &base, &groups);
+        if (cpu >= s->n_cpus)
+                return -ENXIO;
+        c = &s->cpus[cpu];
+        c->counted = counted;
+        read_vector(kept, c->kept);
+        read_vector(base, c->base);
+        if (g_variant_n_children(groups) == 0)
+                return 0;
+        c->groups = calloc(g_variant_n_children(groups), sizeof(CounterGroup *));
+        if (!c->groups)
+                return -ENOMEM;
+        g_variant_iter_init(&it, groups);
+        while ((fds = g_variant_iter_next_value(&it))) {
+                int r = adopt_counters(s->backend, fds, s->encoding.n_events, t, &c->groups[c->n_groups]);
+
+                g_variant_unref(fds);
+                if (r < 0)
+                        return r;
+                c->n_groups++;
+        }
+        return 0;
+}
+
+static void restore_system(Manager *m, GVariant *v, FdTable *t, size_t n_cpus) {
+        g_autoptr(GVariant) program = NULL, tree = NULL, cpus = NULL;
+        _cleanup_free_ bool *offline = calloc(n_cpus ? n_cpus : 1, sizeof(bool));
+        int32_t owner_pid, pidfd_index;
+        gboolean counting, proctree;
+        SystemContext *s = NULL;
+        const int32_t *tids;
+        uint32_t owner_uid;
+        GVariantIter it;
+        GVariant *cpu;
+        gsize n_tree;
+        int pidfd, r;
+        Program p;
+
+        g_variant_get(v, "(iu@" HANDOVER_PROGRAM "bb@aii@a(ubaxaxaai))", &owner_pid, &owner_uid, &program, &counting,
+                      &proctree, &tree, &pidfd_index, &cpus);
+        read_program(program, &p);
+        pidfd = take_fd(t, pidfd_index);
+        tids = g_variant_get_fixed_array(tree, &n_tree, sizeof(int32_t));
+        /* Opened on no CPU: each CPU gets the groups the previous image had there. */
+        r = offline ? system_new(m->backend, m->events, &p, owner_pid, owner_uid, proctree ? (const pid_t *) tids : NULL,
+                                 n_tree, offline, n_cpus, &s) : -ENOMEM;
+        if (r >= 0 && system_owners_get(m->systems, owner_pid))
+                r = -EEXIST;
+        g_variant_iter_init(&it, cpus);
+        while (r >= 0 && (cpu = g_variant_iter_next_value(&it))) {
+                r = restore_cpu(s, cpu, t);
+                g_variant_unref(cpu);
+        }
+        if (r < 0 || pidfd < 0) {
+                log_warning_errno(r < 0 ? r : -EBADF, "System-wide context of pid %d of the previous image not "
+                                  "restored: %m", (int) owner_pid);
+                system_free(s);
+                if (pidfd >= 0)
+                        close(pidfd);
+                return;
+        }
+        s->counting = counting;
+        r = system_owners_add_pinned(m->systems, s, pidfd);     /* takes both */
+        if (r < 0)
+                log_warning_errno(r, "System-wide context of pid %d of the previous image not restored: %m",
+                                  (int) owner_pid);
+}
+
+static void restore_fork_watch(Manager *m, GVariant *v, FdTable *t) {
+        g_autoptr(GVariant) cpus = NULL;
+        gboolean enabled;
+        size_t n, k = 0;
+        GVariantIter it;
+        uint32_t cpu;
+        int32_t idx;
+        int r;
+
+        g_variant_get(v, "(b@a(ui))", &enabled, &cpus);
+        n = g_variant_n_children(cpus);
+        if (!m->event || n == 0)
+                return;                 /* the caller opens a new watch */
+        _cleanup_free_ unsigned *ids = calloc(n, sizeof(unsigned));
+        _cleanup_free_ int *fds = calloc(n, sizeof(int));
+        if (!ids || !fds)
+                return;
+        g_variant_iter_init(&it, cpus);
+        while (g_variant_iter_next(&it, "(ui)", &cpu, &idx)) {
+                int fd = take_fd(t, idx);
+                if (fd < 0)
+                        continue;
+                ids[k] = cpu;
+                fds[k++] = fd;
+        }
+        r = manager_adopt_fork_watch(m, ids, fds, k, enabled);
+        if (r < 0)
+                log_warning_errno(r, "The fork watch of the previous image not restored: %m");
+}
+
+/* The blob, checked: a sealed memfd of the right type and version. */
+static int read_blob(int memfd, GVariant **ret) {
+        struct stat st;
+        void *p;
+        int seals;
+        GVariant *v;
+        uint32_t version;
+
+        seals = fcntl(memfd, F_GET_SEALS);
+        if (seals < 0 || !(seals & F_SEAL_WRITE) || fstat(memfd, &st) < 0 || st.st_size <= 0)
+                return -EBADF;
+        p = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, memfd, 0);
+        if (p == MAP_FAILED)
+                return -errno;
+        v = g_variant_new_from_data(G_VARIANT_TYPE(HANDOVER_TYPE), g_memdup2(p, (gsize) st.st_size),
+                                    (gsize) st.st_size, FALSE, g_free, NULL);
+        munmap(p, (size_t) st.st_size);
+        v = g_variant_ref_sink(v);
+        g_variant_get_child(v, 0, "u", &version);
+        if (version != HANDOVER_VERSION) {
+                g_variant_unref(v);
+                return -EPROTO;
+        }
+        *ret = v;
+        return 0;
+}
+
+int handover_restore(Manager *m, int memfd) {
+        g_autoptr(GVariant) v = NULL, fds = NULL, groups = NULL, contexts = NULL, systems = NULL, forks = NULL;
+        char **predecessors = NULL;
+        _cleanup_close_ int fd = memfd;
+        GHashTableIter hit;
+        gpointer value;
+        GVariantIter it;
+        GVariant *child;
+        const int32_t *fd_numbers;
+        FdTable t = {};
+        gsize n_fds;
+        size_t n_cpus = 0;
+        uint32_t version;
+        int r;
+
+        r = read_blob(fd, &v);
+        if (r < 0)
+                return r;
+        g_variant_get(v, "(u^asuttt@ai@a" HANDOVER_GROUP "@a" HANDOVER_CONTEXT "@a" HANDOVER_SYSTEM "@"
+                      HANDOVER_FORKWATCH ")", &version, &predecessors, &m->next_group_id, &m->n_attached_late,
+                      &m->n_missed, &m->n_refused, &fds, &groups, &contexts, &systems, &forks);
+        if (m->next_group_id == 0)
+                m->next_group_id = 1;
+        fd_numbers = g_variant_get_fixed_array(fds, &n_fds, sizeof(int32_t));
+        t.fds = g_memdup2(fd_numbers, n_fds * sizeof(int));
+        t.n = n_fds;
+        g_strfreev(m->predecessors);
+        m->predecessors = TAKE_PTR(predecessors);
+
+        g_variant_iter_init(&it, groups);
+        while ((child = g_variant_iter_next_value(&it))) {
+                restore_group(m, child);
+                g_variant_unref(child);
+        }
+        g_variant_iter_init(&it, contexts);
+        while ((child = g_variant_iter_next_value(&it))) {
+                restore_context(m, child, &t);
+                g_variant_unref(child);
+        }
+        /* A group none of whose live members came across is out of reach: gone, as in the old image. */
+        g_hash_table_iter_init(&hit, m->groups);
+        while (g_hash_table_iter_next(&hit, NULL, &value))
+                if (((Group *) value)->n_live == 0)
+                        g_hash_table_iter_remove(&hit);
+        if (g_variant_n_children(systems) > 0 && cpu_list_n_possible(&n_cpus) < 0)
+                n_cpus = 0;
+        g_variant_iter_init(&it, systems);
+        while ((child = g_variant_iter_next_value(&it))) {
+                restore_system(m, child, &t, n_cpus);
+                g_variant_unref(child);
+        }
+        system_owners_sync_cpus(m->systems);    /* CPUs that came or went meanwhile */
+        restore_fork_watch(m, forks, &t);
+        close_untaken(&t);
+        g_free(t.fds);
+        log_info("Restored from the previous image: %zu contexts, %u groups, %zu system-wide contexts.",
+                 manager_n_contexts(m), g_hash_table_size(m->groups), system_owners_count(m->systems));
+        return 0;
+}

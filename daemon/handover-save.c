@@ -1,0 +1,201 @@
+/* handover-save.c: writes a manager's state as a handover blob (handover.h, handover-type.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "handover-type.h"
+#include "handover.h"
+#include "macro.h"
+
+/* The fds a blob names, in the order of their indices. */
+typedef struct FdList {
+        GArray *fds;
+} FdList;
+
+static int32_t fd_index(FdList *l, int fd) {
+        if (fd < 0)
+                return -1;
+        g_array_append_val(l->fds, fd);
+        return (int32_t) l->fds->len - 1;
+}
+
+static GVariant *program_variant(const Program *p) {
+        return g_variant_new("(u@ai)", p->mode,
+                             g_variant_new_fixed_array(G_VARIANT_TYPE_INT32, p->events, MAX_COUNTERS, sizeof(int32_t)));
+}
+
+static GVariant *vector_variant(const AcctVector v) {
+        return g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, v, MAX_COUNTERS, sizeof(int64_t));
+}
+
+static GVariant *comm_variant(const char *comm) {
+        return g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, comm, strnlen(comm, CONTEXT_COMM_MAX - 1), 1);
+}
+
+/* The fds of a counter group, as indices. */
+static GVariant *counters_variant(const CounterBackend *b, CounterGroup *g, FdList *l) {
+        int fds[MAX_COUNTERS];
+        GVariantBuilder ab;
+        size_t n = b->fds(g, fds, MAX_COUNTERS);
+
+        g_variant_builder_init(&ab, G_VARIANT_TYPE("ai"));
+        for (size_t i = 0; i < n && i < MAX_COUNTERS; i++)
+                g_variant_builder_add(&ab, "i", fd_index(l, fds[i]));
+        return g_variant_builder_end(&ab);
+}
+
+static GVariant *group_variant(const Group *g) {
+        GVariantBuilder records;
+
+        g_variant_builder_init(&records, G_VARIANT_TYPE("a(iiayax)"));
+        for (size_t i = 0; i < g->n_records; i++) {
+                const GroupMemberRecord *r = &g->records[i];
+                g_variant_builder_add(&records, "(ii@ay@ax)", r->pid, r->tid, comm_variant(r->comm),
+                                      vector_variant(r->counts));
+        }
+        return g_variant_new("(uiuu@" HANDOVER_PROGRAM "bbbu@axa(iiayax)u)", g->id, g->pid, g->owner_uid,
+                             g->target_uid, program_variant(&g->program), g->counting, g->consistent, g->process,
+                             g->n_members, vector_variant(g->retained), &records, g->n_records_dropped);
+}
+
+static GVariant *context_variant(const Context *c, FdList *l) {
+        GVariantBuilder history;
+
+        g_variant_builder_init(&history, G_VARIANT_TYPE("a(tb)"));
+        for (size_t k = c->n_history; k > 0; k--) {
+                const StateChange *h = &c->history[(c->next_history + CONTEXT_STATE_HISTORY - k) % CONTEXT_STATE_HISTORY];
+                g_variant_builder_add(&history, "(tb)", h->time_ns, h->counting);
+        }
+        return g_variant_new("(iiuui@ayi@" HANDOVER_PROGRAM "bbba(tb)ui@ai)", c->pid, c->tid, c->owner_uid,
+                             c->target_uid, c->creator_pid, comm_variant(c->comm), (int32_t) c->origin,
+                             program_variant(&c->program), c->counting, c->enabled, c->attached_late, &history,
+                             c->group ? c->group->id : 0u, fd_index(l, c->pidfd),
+                             counters_variant(c->backend, c->counters, l));
+}
+
+static GVariant *system_variant(const SystemContext *s, int owner_pidfd, FdList *l) {
+        GVariantBuilder cpus;
+
+        g_variant_builder_init(&cpus, G_VARIANT_TYPE("a(ubaxaxaai)"));
+        for (size_t i = 0; i < s->n_cpus; i++) {
+                const SystemCpu *c = &s->cpus[i];
+                GVariantBuilder groups;
+
+                g_variant_builder_init(&groups, G_VARIANT_TYPE("aai"));
+                for (size_t k = 0; k < c->n_groups; k++)
+                        g_variant_builder_add_value(&groups, counters_variant(s->backend, c->groups[k], l));
+                g_variant_builder_add(&cpus, "(ub@ax@axaai)", c->cpu, c->counted, vector_variant(c->kept),
+                                      vector_variant(c->base), &groups);
+        }
+        return g_variant_new("(iu@" HANDOVER_PROGRAM "bb@aiia(ubaxaxaai))", s->owner_pid, s->owner_uid,
+                             program_variant(&s->program), s->counting, s->tree != NULL,
+                             g_variant_new_fixed_array(G_VARIANT_TYPE_INT32, s->tree, s->tree ? s->n_tree : 0,
+                                                       sizeof(int32_t)),
+                             fd_index(l, owner_pidfd), &cpus);
+}
+
+static GVariant *fork_watch_variant(const ForkWatch *w, FdList *l) {
+        size_t n = w ? fork_watch_fds(w, NULL, NULL, 0) : 0;
+        _cleanup_free_ unsigned *cpu_ids = calloc(n + 1, sizeof(unsigned));
+        _cleanup_free_ int *fds = calloc(n + 1, sizeof(int));
+        GVariantBuilder cpus;
+
+        g_variant_builder_init(&cpus, G_VARIANT_TYPE("a(ui)"));
+        if (n > 0 && cpu_ids && fds) {
+                n = fork_watch_fds(w, cpu_ids, fds, n);
+                for (size_t i = 0; i < n; i++)
+                        g_variant_builder_add(&cpus, "(ui)", cpu_ids[i], fd_index(l, fds[i]));
+        }
+        return g_variant_new("(ba(ui))", fork_watch_enabled(w), &cpus);
+}
+
+static GVariant *manager_variant(Manager *m, const char *self_name, FdList *l) {
+        GVariantBuilder predecessors, groups, contexts, systems;
+        GHashTableIter it;
+        gpointer value;
+        size_t n_pred = g_strv_length(m->predecessors), first;
+        SystemContext **list;
+        size_t n_systems;
+        GVariant *forks;
+
+        /* The newest HANDOVER_MAX_PREDECESSORS names, this image's last. */
+        g_variant_builder_init(&predecessors, G_VARIANT_TYPE("as"));
+        first = n_pred + (self_name ? 1 : 0) > HANDOVER_MAX_PREDECESSORS ?
+                n_pred + (self_name ? 1 : 0) - HANDOVER_MAX_PREDECESSORS : 0;
+        for (size_t i = first; i < n_pred; i++)
+                g_variant_builder_add(&predecessors, "s", m->predecessors[i]);
+        if (self_name)
+                g_variant_builder_add(&predecessors, "s", self_name);
+
+        g_variant_builder_init(&groups, G_VARIANT_TYPE("a" HANDOVER_GROUP));
+        g_hash_table_iter_init(&it, m->groups);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                g_variant_builder_add_value(&groups, group_variant(value));
+
+        g_variant_builder_init(&contexts, G_VARIANT_TYPE("a" HANDOVER_CONTEXT));
+        g_hash_table_iter_init(&it, m->threads);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                g_variant_builder_add_value(&contexts, context_variant(value, l));
+
+        g_variant_builder_init(&systems, G_VARIANT_TYPE("a" HANDOVER_SYSTEM));
+        n_systems = system_owners_count(m->systems);
+        list = g_new0(SystemContext *, n_systems + 1);
+        n_systems = system_owners_list(m->systems, list, n_systems);
+        for (size_t i = 0; i < n_systems; i++)
+                g_variant_builder_add_value(&systems, system_variant(list[i],
+                                            system_owners_pidfd(m->systems, list[i]->owner_pid), l));
+        g_free(list);
+        forks = fork_watch_variant(m->fork_watch, l);
+
+        /* The fd list last: every index above is in it by now. */
+        return g_variant_new("(uasuttt@aia" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM "@"
+                             HANDOVER_FORKWATCH ")",
+                             (uint32_t) HANDOVER_VERSION, &predecessors, m->next_group_id, m->n_attached_late,
+                             m->n_missed, m->n_refused,
+                             g_variant_new_fixed_array(G_VARIANT_TYPE_INT32, l->fds->data, l->fds->len, sizeof(int32_t)),
+                             &groups, &contexts, &systems, forks);
+}
+
+static int write_sealed(const void *data, size_t size, int *ret) {
+        _cleanup_close_ int fd = memfd_create("pmapid-handover", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        const char *p = data;
+
+        if (fd < 0)
+                return -errno;
+        while (size > 0) {
+                ssize_t k = write(fd, p, size);
+                if (k < 0)
+                        return -errno;
+                p += k;
+                size -= (size_t) k;
+        }
+        if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+                return -errno;
+        *ret = TAKE_FD(fd);
+        return 0;
+}
+
+int handover_save(Manager *m, const char *self_name, Handover *ret) {
+        FdList l = { g_array_new(FALSE, FALSE, sizeof(int)) };
+        GVariant *v = g_variant_ref_sink(manager_variant(m, self_name, &l));
+        int r;
+
+        r = write_sealed(g_variant_get_data(v), g_variant_get_size(v), &ret->memfd);
+        g_variant_unref(v);
+        if (r < 0) {
+                g_array_free(l.fds, TRUE);
+                return r;
+        }
+        ret->n_fds = l.fds->len;
+        ret->fds = (int *) g_array_free(l.fds, FALSE);
+        return 0;
+}
+
+void handover_clear(Handover *h) {
+        if (h->memfd >= 0)
+                close(h->memfd);
+        g_free(h->fds);
+        *h = (Handover) { .memfd = -1 };
+}

@@ -1,0 +1,28 @@
+/* handover-type.h: the layout of a handover blob (handover.h), shared by its writer and its reader.
+ *
+ *   (u  version                         HANDOVER_VERSION
+ *    as predecessors                    unique names of the images before, oldest first
+ *    u  next_group_id
+ *    t t t  attached late, missed, refused (the Manager's counters)
+ *    ai fds                             fd numbers; every "fd" below is an index in this list, or -1
+ *    a(GROUP) a(CONTEXT) a(SYSTEM) (FORKWATCH))
+ *
+ *   PROGRAM   (u mode, ai events)                               MAX_COUNTERS events
+ *   GROUP     (u id, i pid, u owner, u target, PROGRAM, b counting, b consistent, b process,
+ *              u n_members, ax retained, a(i pid, i tid, ay comm, ax counts) records, u dropped)
+ *   CONTEXT   (i pid, i tid, u owner, u target, i creator, ay comm, i origin, PROGRAM, b counting,
+ *              b enabled, b attached_late, a(t time, b counting) history oldest first, u group (0:
+ *              none), i pidfd, ai counters)
+ *   SYSTEM    (i owner_pid, u owner_uid, PROGRAM, b counting, b proctree, ai tree, i owner_pidfd,
+ *              a(u cpu, b counted, ax kept, ax base, aai groups) cpus)
+ *   FORKWATCH (b enabled, a(u cpu, i fd))
+ *
+ * Names are bytes (ay): a thread's name need not be UTF-8. */
+#pragma once
+
+#define HANDOVER_PROGRAM "(uai)"
+#define HANDOVER_GROUP "(uiuu" HANDOVER_PROGRAM "bbbuaxa(iiayax)u)"
+#define HANDOVER_CONTEXT "(iiuuiayi" HANDOVER_PROGRAM "bbba(tb)uiai)"
+#define HANDOVER_SYSTEM "(iu" HANDOVER_PROGRAM "bbaiia(ubaxaxaai))"
+#define HANDOVER_FORKWATCH "(ba(ui))"
+#define HANDOVER_TYPE "(uasutttaia" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM HANDOVER_FORKWATCH ")"

@@ -1,0 +1,351 @@
+/* test-reexec.c: a planned restart of pmapid (SIGHUP: it re-executes itself, as `systemctl reload
+ * pmapid` and an upgrade do) keeps every context, group, dead member's record and system-wide
+ * context, with counts exact across it: pages touched while pmapid re-executes are counted too.
+ * The same process answers (same pid), under a new bus name that lists the old one in
+ * Predecessors; a context deleted after the re-exec is plain PM_ENOCONTEXT, not PM_ERESTARTED;
+ * ownership rules hold as before; no fd leaks. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bus-fixture.h"
+#include "check.h"
+#include "pmapi.h"
+#include "workload.h"
+
+static BusFixture fixture;
+
+static char **predecessors(void) {
+        sd_bus *bus = NULL;
+        char **l = NULL;
+
+        if (sd_bus_open_system(&bus) >= 0)
+                (void) sd_bus_get_property_strv(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
+                                                "org.pmapi.PerfMon1.Manager", "Predecessors", NULL, &l);
+        sd_bus_flush_close_unref(bus);
+        return l;
+}
+
+static size_t strv_free_length(char **l) {
+        size_t n = 0;
+
+        for (char **p = l; p && *p; p++, n++)
+                free(*p);
+        free(l);
+        return n;
+}
+
+/* pmapid's fds that are perf counters (its own fork watch included). */
+static int perf_fds(pid_t pid) {
+        char path[64], link[512], target[64];
+        struct dirent *de;
+        DIR *d;
+        int n = 0;
+
+        (void) snprintf(path, sizeof(path), "/proc/%d/fd", (int) pid);
+        d = opendir(path);
+        if (!d)
+                return -1;
+        while ((de = readdir(d))) {
+                ssize_t l;
+                (void) snprintf(link, sizeof(link), "%s/%s", path, de->d_name);
+                l = readlink(link, target, sizeof(target) - 1);
+                if (l > 0) {
+                        target[l] = '\0';
+                        n += strcmp(target, "anon_inode:[perf_event]") == 0;
+                }
+        }
+        closedir(d);
+        return n;
+}
+
+/* Sends SIGHUP and returns once the new image serves: it lists one more predecessor. */
+static int reexec_pmapid(void) {
+        size_t before = strv_free_length(predecessors());
+
+        CHECK(kill(fixture.daemon_pid, SIGHUP) == 0);
+        for (int i = 0; i < 500; i++) {
+                if (strv_free_length(predecessors()) == before + 1)
+                        return 0;
+                usleep(10 * 1000);
+        }
+        fprintf(stderr, "pmapid did not come back from SIGHUP\n");
+        return -1;
+}
+
+/* Only root may signal pmapid: a client running as nobody asks the test's root process through a
+ * pipe, and a helper thread there sends SIGHUP ('k') or sends it and waits for the new image ('w'),
+ * then answers. */
+static int request_fd[2] = { -1, -1 }, answer_fd[2] = { -1, -1 };
+
+static void *reexec_helper(void *arg) {
+        char c;
+
+        (void) arg;
+        while (read(request_fd[0], &c, 1) == 1) {
+                char ok = c == 'w' ? (reexec_pmapid() == 0 ? 'y' : 'n') :
+                                     (kill(fixture.daemon_pid, SIGHUP) == 0 ? 'y' : 'n');
+                if (write(answer_fd[1], &ok, 1) != 1)
+                        break;
+        }
+        return NULL;
+}
+
+static int request_reexec(bool wait) {
+        char c = wait ? 'w' : 'k', ok = 'n';
+
+        if (geteuid() == 0)
+                return wait ? reexec_pmapid() : kill(fixture.daemon_pid, SIGHUP);
+        CHECK(write(request_fd[1], &c, 1) == 1 && read(answer_fd[0], &ok, 1) == 1);
+        return ok == 'y' ? 0 : -1;
+}
+
+/* Runs fn as nobody while the helper serves its requests. */
+static int run_as_nobody_with_helper(int (*fn)(void *arg)) {
+        pthread_t helper;
+        int r;
+
+        if (pipe(request_fd) < 0 || pipe(answer_fd) < 0 || pthread_create(&helper, NULL, reexec_helper, NULL) != 0)
+                return -1;
+        r = run_as_nobody(fn, NULL);
+        close(request_fd[1]);           /* the helper's read ends */
+        pthread_join(helper, NULL);
+        close(request_fd[0]);
+        close(answer_fd[0]);
+        close(answer_fd[1]);
+        return r;
+}
+
+typedef struct Member {
+        pthread_barrier_t go, done;
+        pid_t tid;
+        size_t pages;                   /* for the next step; 0: exit */
+        bool read_own;                  /* read its own counts after each step (a bus call: faults) */
+        pm_data_t own;
+} Member;
+
+/* A thread that touches m->pages pages at each step it is let run, then reads its own counts;
+ * it exits at a step of 0 pages. */
+static void *member_main(void *p) {
+        Member *m = p;
+
+        m->tid = gettid();
+        for (;;) {
+                pthread_barrier_wait(&m->go);
+                if (m->pages == 0)
+                        return NULL;
+                (void) touch_fresh_pages(m->pages);
+                if (m->read_own)
+                        (void) pm_get_data_mythread(&m->own);
+                pthread_barrier_wait(&m->done);
+        }
+}
+
+static int member_start(Member *m, pthread_t *t, bool read_own) {
+        *m = (Member) { .read_own = read_own };
+        CHECK(pthread_barrier_init(&m->go, NULL, 2) == 0 && pthread_barrier_init(&m->done, NULL, 2) == 0);
+        CHECK(pthread_create(t, NULL, member_main, m) == 0);
+        return 0;
+}
+
+/* Lets the member touch pages and waits until it has. */
+static void member_step(Member *m, size_t pages) {
+        m->pages = pages;
+        pthread_barrier_wait(&m->go);
+        pthread_barrier_wait(&m->done);
+}
+
+static void member_stop(Member *m, pthread_t t) {
+        m->pages = 0;
+        pthread_barrier_wait(&m->go);
+        pthread_join(t, NULL);
+}
+
+/* A thread context counts on across the re-exec, pages touched during it included, in the same
+ * pmapid process; its program is the one set. A worker of this process does nothing but touch
+ * pages, and this thread programs and reads it as a third party: its counts are exact. */
+static int thread_context_body(void *arg) {
+        pm_prog_t prog, got;
+        Member w;
+        pthread_t t;
+        pid_t tid;
+        pm_data_t d;
+
+        (void) arg;
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
+        CHECK(member_start(&w, &t, false) == 0);
+        member_step(&w, 1);                             /* faults its stack in before counting */
+        tid = w.tid;
+        CHECK_RC(pm_set_program_thread(getpid(), tid, &prog), 0);
+        member_step(&w, 1000);
+        CHECK(request_reexec(false) == 0);
+        member_step(&w, 500);                           /* while pmapid re-executes */
+        CHECK_RC(pm_get_data_thread(getpid(), tid, &d), 0);     /* waits for the name if need be */
+        CHECK_NEAR(d.accu[0], 1500, 2);
+        CHECK_RC(pm_get_program_thread(getpid(), tid, &got), 0);
+        CHECK(got.mode.w == prog.mode.w && got.events[0] == prog.events[0]);
+        CHECK_RC(pm_stop_thread(getpid(), tid), 0);
+        member_step(&w, 100);
+        CHECK_RC(pm_get_data_thread(getpid(), tid, &d), 0);
+        CHECK_NEAR(d.accu[0], 1500, 2);                 /* stopped means stopped */
+        CHECK_RC(pm_delete_program_thread(getpid(), tid), 0);
+        CHECK_RC(pm_get_data_thread(getpid(), tid, &d), PM_ENOCONTEXT);        /* deleted, not lost */
+        member_stop(&w, t);
+        return 0;
+}
+
+static void test_thread_context_survives_as_root(void **state) {
+        pid_t before = fixture.daemon_pid;
+
+        (void) state;
+        assert_int_equal(thread_context_body(NULL), 0);
+        assert_int_equal(kill(before, 0), 0);           /* the same process, re-executed */
+}
+
+static void test_thread_context_survives_as_nobody(void **state) {
+        (void) state;
+        assert_int_equal(run_as_nobody_with_helper(thread_context_body), 0);
+}
+
+/* A group with a member that died before the re-exec (its record stays), one alive across it and
+ * one created after it (attached from its fork record or its library's Inherit): the group's data
+ * is the sum of its members' own (each read by the member itself: exact but for what a dying
+ * thread does after its last read), its member count and consistency flag as before. */
+static int group_body(void *arg) {
+        Member dead, alive, late;
+        pthread_t t_dead, t_alive, t_late;
+        long long sum;
+        pm_prog_t prog;
+        pm_data_t d, own;
+
+        (void) arg;
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
+        CHECK_RC(pm_set_program_mygroup(&prog), 0);
+        CHECK(member_start(&dead, &t_dead, true) == 0 && member_start(&alive, &t_alive, true) == 0);
+        member_step(&dead, 400);
+        member_stop(&dead, t_dead);
+        member_step(&alive, 300);                       /* counted, and the thread stays alive */
+        CHECK(touch_fresh_pages(100) == 0);
+        CHECK(request_reexec(true) == 0);
+        CHECK(member_start(&late, &t_late, true) == 0);
+        member_step(&late, 200);
+        CHECK_RC(pm_get_data_mygroup(&d), 0);
+        CHECK_RC(pm_get_data_mythread(&own), 0);
+        sum = own.accu[0] + dead.own.accu[0] + alive.own.accu[0] + late.own.accu[0];
+        CHECK(dead.own.accu[0] >= 400 && alive.own.accu[0] >= 300 && late.own.accu[0] >= 200 && own.accu[0] >= 100);
+        CHECK_NEAR(d.accu[0], sum, 4);                  /* the dead one's exit path, and our own read */
+        CHECK(d.ginfo.members == 4 && d.ginfo.flags.b.consistent);     /* as before, the late one added */
+        member_stop(&alive, t_alive);
+        member_stop(&late, t_late);
+        CHECK_RC(pm_delete_program_mygroup(), 0);
+        return 0;
+}
+
+static void test_group_survives_as_root(void **state) {
+        (void) state;
+        assert_int_equal(group_body(NULL), 0);
+}
+
+static void test_group_survives_as_nobody(void **state) {
+        (void) state;
+        assert_int_equal(run_as_nobody_with_helper(group_body), 0);
+}
+
+/* The system-wide context keeps its owner (another process is still refused) and counts on. */
+static void test_system_context_survives(void **state) {
+        pm_prog_t prog;
+        pm_data_t before, after;
+        int status;
+        pid_t pid;
+
+        (void) state;
+        assert_int_equal(page_fault_program(&prog, PM_USER | PM_COUNT), 0);
+        assert_int_equal(pm_set_program(&prog), 0);
+        assert_int_equal(touch_fresh_pages(2000), 0);
+        assert_int_equal(pm_get_data(&before), 0);
+        assert_int_equal(reexec_pmapid(), 0);
+        assert_int_equal(touch_fresh_pages(3000), 0);
+        assert_int_equal(pm_get_data(&after), 0);
+        assert_true(before.accu[0] >= 2000);
+        assert_true(after.accu[0] - before.accu[0] >= 3000);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+                _exit(pm_set_program(&prog) == PM_ESYSBUSY ? 0 : 1);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        assert_int_equal(pm_delete_program(), 0);
+}
+
+/* Another user cannot reach root's context after the re-exec either. (The context does not pass to
+ * children: a forked child that inherits one asks pmapid before it drops root, and its connection
+ * keeps root's identity, as any fd opened before setuid would.) */
+static int refused_body(void *arg) {
+        pm_data_t d;
+
+        CHECK_RC(pm_get_data_thread(((pid_t *) arg)[0], ((pid_t *) arg)[1], &d), PM_ENOTOWNER);
+        return 0;
+}
+
+static void test_ownership_and_fds_are_kept(void **state) {
+        pm_prog_t prog;
+        pid_t self[2] = { getpid(), gettid() };
+        pm_data_t d;
+        int fds_before, fds_after;
+
+        (void) state;
+        assert_int_equal(page_fault_program(&prog, PM_USER | PM_COUNT | PM_NO_INHERIT), 0);
+        assert_int_equal(pm_set_program_mythread(&prog), 0);
+        fds_before = perf_fds(fixture.daemon_pid);
+        assert_true(fds_before > 0);
+        for (int i = 0; i < 3; i++)
+                assert_int_equal(reexec_pmapid(), 0);
+        fds_after = perf_fds(fixture.daemon_pid);
+        assert_int_equal(fds_after, fds_before);
+        assert_int_equal(strv_free_length(predecessors()) >= 3, 1);
+        assert_int_equal(run_as_nobody(refused_body, self), 0);
+        assert_int_equal(pm_get_data_mythread(&d), 0);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+        assert_true(bus_fixture_log_has(&fixture, "Restored from the previous image", NULL));
+}
+
+static int setup(void **state) {
+        pm_info_t info;
+
+        (void) state;
+        if (bus_fixture_start_bus(&fixture) != 0)
+                return -1;
+        fixture.capture_log = true;
+        if (bus_fixture_start_daemon(&fixture, NULL) != 0)
+                return -1;
+        return pm_init(PM_VERIFIED, &info);
+}
+
+static int teardown(void **state) {
+        (void) state;
+        return bus_fixture_stop(&fixture);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_thread_context_survives_as_root),
+                cmocka_unit_test(test_thread_context_survives_as_nobody),
+                cmocka_unit_test(test_group_survives_as_root),
+                cmocka_unit_test(test_group_survives_as_nobody),
+                cmocka_unit_test(test_system_context_survives),
+                cmocka_unit_test(test_ownership_and_fds_are_kept),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

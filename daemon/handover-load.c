@@ -336,8 +336,39 @@ static int read_blob(int memfd, GVariant **ret) {
         return 0;
 }
 
+/* The blob's fds found among fds[0..n-1] by their keys; the others are closed. */
+static void find_by_key(FdTable *t, GVariant *keys, const int *fds, size_t n) {
+        GHashTable *by_key = g_hash_table_new(g_int64_hash, g_int64_equal);
+        _cleanup_free_ uint64_t *k = calloc(n + 1, sizeof(uint64_t));
+        const uint64_t *want;
+        gsize n_keys;
+
+        want = g_variant_get_fixed_array(keys, &n_keys, sizeof(uint64_t));
+        for (size_t i = 0; i < n && k; i++) {
+                k[i] = handover_fd_key(fds[i]);
+                if (k[i] != 0)
+                        g_hash_table_insert(by_key, &k[i], GINT_TO_POINTER(fds[i] + 1));
+        }
+        for (size_t i = 0; i < t->n; i++) {
+                gpointer fd = i < n_keys ? g_hash_table_lookup(by_key, &want[i]) : NULL;
+
+                t->fds[i] = fd ? GPOINTER_TO_INT(fd) - 1 : -1;
+                if (fd)
+                        g_hash_table_remove(by_key, &want[i]);
+        }
+        for (size_t i = 0; i < n; i++)          /* what the blob does not name */
+                if (!k || k[i] == 0 || g_hash_table_contains(by_key, &k[i]))
+                        close(fds[i]);
+        g_hash_table_destroy(by_key);
+}
+
 int handover_restore(Manager *m, int memfd) {
-        g_autoptr(GVariant) v = NULL, fds = NULL, groups = NULL, contexts = NULL, systems = NULL, forks = NULL;
+        return handover_restore_fds(m, memfd, NULL, 0);
+}
+
+int handover_restore_fds(Manager *m, int memfd, const int *given, size_t n_given) {
+        g_autoptr(GVariant) v = NULL, fds = NULL, keys = NULL, groups = NULL, contexts = NULL, systems = NULL,
+                            forks = NULL;
         char **predecessors = NULL;
         _cleanup_close_ int fd = memfd;
         GHashTableIter hit;
@@ -352,16 +383,21 @@ int handover_restore(Manager *m, int memfd) {
         int r;
 
         r = read_blob(fd, &v);
-        if (r < 0)
+        if (r < 0) {
+                for (size_t i = 0; i < n_given; i++)
+                        close(given[i]);
                 return r;
-        g_variant_get(v, "(u^asuttt@ai@a" HANDOVER_GROUP "@a" HANDOVER_CONTEXT "@a" HANDOVER_SYSTEM "@"
+        }
+        g_variant_get(v, "(u^asuttt@ai@at@a" HANDOVER_GROUP "@a" HANDOVER_CONTEXT "@a" HANDOVER_SYSTEM "@"
                       HANDOVER_FORKWATCH ")", &version, &predecessors, &m->next_group_id, &m->n_attached_late,
-                      &m->n_missed, &m->n_refused, &fds, &groups, &contexts, &systems, &forks);
+                      &m->n_missed, &m->n_refused, &fds, &keys, &groups, &contexts, &systems, &forks);
         if (m->next_group_id == 0)
                 m->next_group_id = 1;
         fd_numbers = g_variant_get_fixed_array(fds, &n_fds, sizeof(int32_t));
         t.fds = g_memdup2(fd_numbers, n_fds * sizeof(int));
         t.n = n_fds;
+        if (given)
+                find_by_key(&t, keys, given, n_given);
         g_strfreev(m->predecessors);
         m->predecessors = TAKE_PTR(predecessors);
 

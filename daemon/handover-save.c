@@ -2,7 +2,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "handover-type.h"
@@ -19,6 +22,29 @@ static int32_t fd_index(FdList *l, int fd) {
                 return -1;
         g_array_append_val(l->fds, fd);
         return (int32_t) l->fds->len - 1;
+}
+
+uint64_t handover_fd_key(int fd) {
+        struct stat st;
+        uint64_t id;
+
+        if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0)
+                return id & ~HANDOVER_KEY_INODE;
+        /* A process's pidfd and its main thread's share the inode; O_EXCL (PIDFD_THREAD) tells them
+         * apart. */
+        if (fstat(fd, &st) == 0)
+                return HANDOVER_KEY_INODE | ((fcntl(fd, F_GETFL) & O_EXCL) ? HANDOVER_KEY_THREAD : 0) |
+                       ((uint64_t) st.st_ino & ~(HANDOVER_KEY_INODE | HANDOVER_KEY_THREAD));
+        return 0;
+}
+
+static GVariant *keys_variant(const FdList *l) {
+        GVariantBuilder b;
+
+        g_variant_builder_init(&b, G_VARIANT_TYPE("at"));
+        for (guint i = 0; i < l->fds->len; i++)
+                g_variant_builder_add(&b, "t", handover_fd_key(g_array_index(l->fds, int, i)));
+        return g_variant_builder_end(&b);
 }
 
 static GVariant *program_variant(const Program *p) {
@@ -150,12 +176,12 @@ static GVariant *manager_variant(Manager *m, const char *self_name, FdList *l) {
         forks = fork_watch_variant(m->fork_watch, l);
 
         /* The fd list last: every index above is in it by now. */
-        return g_variant_new("(uasuttt@aia" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM "@"
+        return g_variant_new("(uasuttt@ai@ata" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM "@"
                              HANDOVER_FORKWATCH ")",
                              (uint32_t) HANDOVER_VERSION, &predecessors, m->next_group_id, m->n_attached_late,
                              m->n_missed, m->n_refused,
                              g_variant_new_fixed_array(G_VARIANT_TYPE_INT32, l->fds->data, l->fds->len, sizeof(int32_t)),
-                             &groups, &contexts, &systems, forks);
+                             keys_variant(l), &groups, &contexts, &systems, forks);
 }
 
 static int write_sealed(const void *data, size_t size, int *ret) {

@@ -5,6 +5,10 @@
  *    u  next_group_id
  *    t t t  attached late, missed, refused (the Manager's counters)
  *    ai fds                             fd numbers; every "fd" below is an index in this list, or -1
+ *    at keys                            per fd, what finds it again when its number changed (the fd
+ *                                       store hands fds back in its own order): a perf event's id
+ *                                       (PERF_EVENT_IOC_ID), else its inode with the top bit set
+ *                                       (and the next for a thread's pidfd)
  *    a(GROUP) a(CONTEXT) a(SYSTEM) (FORKWATCH))
  *
  *   PROGRAM   (u mode, ai events)                               MAX_COUNTERS events
@@ -20,9 +24,14 @@
  * Names are bytes (ay): a thread's name need not be UTF-8. */
 #pragma once
 
+/* The top bit of a key says "an inode", not a perf event id. */
+#define HANDOVER_KEY_INODE (UINT64_C(1) << 63)
+/* The next one: a thread's pidfd (PIDFD_THREAD), not its process's. */
+#define HANDOVER_KEY_THREAD (UINT64_C(1) << 62)
+
 #define HANDOVER_PROGRAM "(uai)"
 #define HANDOVER_GROUP "(uiuu" HANDOVER_PROGRAM "bbbuaxa(iiayax)u)"
 #define HANDOVER_CONTEXT "(iiuuiayi" HANDOVER_PROGRAM "bbba(tb)uiai)"
 #define HANDOVER_SYSTEM "(iu" HANDOVER_PROGRAM "bbaiia(ubaxaxaai))"
 #define HANDOVER_FORKWATCH "(ba(ui))"
-#define HANDOVER_TYPE "(uasutttaia" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM HANDOVER_FORKWATCH ")"
+#define HANDOVER_TYPE "(uasutttaiata" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM HANDOVER_FORKWATCH ")"

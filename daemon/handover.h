@@ -11,6 +11,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "manager.h"
 
@@ -34,5 +35,11 @@ void handover_clear(Handover *h);
 /* Restores what memfd describes into m (a new manager with nothing in it). Takes memfd and every
  * fd the blob names: what cannot be restored (a catalog that changed under a program, a fd that is
  * not what the blob says) is closed and logged, the rest restored. -EPROTO for a blob of another
- * version or type, -EBADF if memfd is not a sealed memfd. */
+ * version or type, -EBADF if memfd is not a sealed memfd. The fds are where the blob's numbers say
+ * (an exec kept them). */
 int handover_restore(Manager *m, int memfd);
+/* The same with the fds somewhere else, in any order (systemd's fd store): each is found by its key
+ * (handover-type.h). Takes fds[0..n-1]: those the blob does not name are closed. */
+int handover_restore_fds(Manager *m, int memfd, const int *fds, size_t n);
+/* The key of an fd (handover-type.h). */
+uint64_t handover_fd_key(int fd);

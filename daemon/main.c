@@ -14,6 +14,7 @@
 #include "macro.h"
 #include "manager-dbus.h"
 #include "perf-syscall.h"
+#include "fd-store.h"
 #include "reexec.h"
 
 #define DEFAULT_CONFIG PMAPI_SYSCONFDIR "/pmapi/pmapid.conf"
@@ -22,6 +23,7 @@ static unsigned arg_max_contexts_per_uid;       /* 0: the configuration's */
 static const char *arg_config = DEFAULT_CONFIG;
 static bool arg_config_required;
 static bool arg_list_events;
+static bool arg_fd_store;
 
 static void help(void) {
         printf("pmapid [OPTIONS...]\n\n"
@@ -32,18 +34,21 @@ static void help(void) {
                "     --config=FILE               Read limits from FILE (default %s)\n"
                "     --max-contexts-per-user=N   Contexts one uid may hold (default %u)\n"
                "     --list-events               Print the event catalog of this machine and exit\n"
+               "     --fd-store                  At SIGTERM, hand every context to the service\n"
+               "                                 manager's fd store, for the next pmapid\n"
                "  -v --verbose                   Log debug messages\n",
                PMAPI_SERVICE, DEFAULT_CONFIG, MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID);
 }
 
 static int parse_argv(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_CONFIG, ARG_MAX_CONTEXTS, ARG_LIST_EVENTS };
+        enum { ARG_VERSION = 0x100, ARG_CONFIG, ARG_MAX_CONTEXTS, ARG_LIST_EVENTS, ARG_FD_STORE };
         static const struct option options[] = {
                 { "help",                  no_argument,       NULL, 'h' },
                 { "version",               no_argument,       NULL, ARG_VERSION },
                 { "config",                required_argument, NULL, ARG_CONFIG },
                 { "max-contexts-per-user", required_argument, NULL, ARG_MAX_CONTEXTS },
                 { "list-events",           no_argument,       NULL, ARG_LIST_EVENTS },
+                { "fd-store",              no_argument,       NULL, ARG_FD_STORE },
                 { "verbose",               no_argument,       NULL, 'v' },
                 {}
         };
@@ -73,6 +78,9 @@ static int parse_argv(int argc, char *argv[]) {
                 }
                 case ARG_LIST_EVENTS:
                         arg_list_events = true;
+                        break;
+                case ARG_FD_STORE:
+                        arg_fd_store = true;
                         break;
                 case 'v':
                         log_max_level = 7;
@@ -123,6 +131,7 @@ static void raise_fd_limit(void) {
 typedef struct Daemon {
         Manager *manager;
         sd_bus *bus;
+        bool stored;                    /* the contexts wait in the fd store */
 } Daemon;
 
 /* SIGHUP (`systemctl reload pmapid`): the binary on disk replaces this one, with every context. */
@@ -132,6 +141,16 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         (void) s, (void) si;
         (void) reexec(d->manager, d->bus);      /* returns only if it failed, serving on */
         return 0;
+}
+
+/* SIGTERM: under a service manager with a fd store, the contexts wait there for the next pmapid. */
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Daemon *d = userdata;
+
+        (void) si;
+        if (fd_store_wanted(arg_fd_store) && manager_n_contexts(d->manager) + system_owners_count(d->manager->systems) > 0)
+                d->stored = fd_store_push(d->manager, d->bus) >= 0;
+        return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
 /* Another pmapid took the name (a restored image replacing one the bus activated meanwhile). */
@@ -193,7 +212,7 @@ static int run(void) {
         m->max_contexts_per_uid = config.max_contexts_per_uid;
         m->max_contexts = config.max_contexts;
         log_info("Limits: %u contexts per user, %u in all.", m->max_contexts_per_uid, m->max_contexts);
-        restored = reexec_restore(m) > 0;
+        restored = reexec_restore(m) > 0 || fd_store_restore(m) > 0;
         if (!m->fork_watch)
                 r = manager_watch_forks(m);
         if (r < 0)
@@ -235,7 +254,7 @@ static int run(void) {
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
-        (void) sd_event_add_signal(event, NULL, SIGTERM, NULL, NULL);
+        (void) sd_event_add_signal(event, NULL, SIGTERM, on_sigterm, &daemon);
         (void) sd_event_add_signal(event, NULL, SIGINT, NULL, NULL);
         (void) sd_event_add_signal(event, NULL, SIGHUP, on_sighup, &daemon);
 
@@ -245,7 +264,10 @@ static int run(void) {
         if (r < 0)
                 log_error_errno(r, "Event loop failed: %m");
         (void) sd_notify(false, "STOPPING=1");
-        log_info("pmapid stopping, %zu contexts released.", manager_n_contexts(m));
+        if (daemon.stored)
+                log_info("pmapid stopping, %zu contexts kept in the fd store.", manager_n_contexts(m));
+        else
+                log_info("pmapid stopping, %zu contexts released.", manager_n_contexts(m));
 finish:
         /* Contexts go before the bus and the loop they reference. */
         manager_free(m);

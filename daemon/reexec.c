@@ -66,9 +66,23 @@ static void drain(Manager *m, sd_bus *bus) {
         (void) sd_bus_flush(bus);
 }
 
-static int take_name_back(sd_bus *bus) {
+void reexec_quiesce(Manager *m, sd_bus *bus) {
+        int r;
+
+        m->releasing_name = true;
+        r = sd_bus_release_name(bus, PMAPI_SERVICE);
+        if (r < 0)
+                log_warning_errno(r, "Failed to release '%s' (%m): calls sent meanwhile get no answer.",
+                                  PMAPI_SERVICE);
+        drain(m, bus);
+        if (m->fork_watch)
+                fork_watch_flush(m->fork_watch);
+}
+
+int reexec_resume(Manager *m, sd_bus *bus) {
         int r = sd_bus_request_name(bus, PMAPI_SERVICE, SD_BUS_NAME_ALLOW_REPLACEMENT);
 
+        m->releasing_name = false;
         if (r < 0)
                 return log_error_errno(r, "Failed to take '%s' back: %m", PMAPI_SERVICE);
         (void) sd_notify(false, "READY=1\nSTATUS=Serving");
@@ -87,15 +101,7 @@ int reexec(Manager *m, sd_bus *bus) {
                 return log_error_errno(-errno, "Cannot re-execute %s: %m; serving on.", binary);
         log_info("Re-executing %s with %zu contexts.", binary, manager_n_contexts(m));
         (void) sd_notify(false, "RELOADING=1\nSTATUS=Re-executing");
-
-        m->releasing_name = true;
-        r = sd_bus_release_name(bus, PMAPI_SERVICE);
-        if (r < 0)
-                log_warning_errno(r, "Failed to release '%s' (%m): calls sent during the exec get no answer.",
-                                  PMAPI_SERVICE);
-        drain(m, bus);
-        if (m->fork_watch)
-                fork_watch_flush(m->fork_watch);
+        reexec_quiesce(m, bus);
         (void) sd_bus_get_unique_name(bus, &self);
         r = handover_save(m, self, &h);
         if (r < 0) {
@@ -115,8 +121,7 @@ fail:
         if (h.memfd >= 0)
                 set_cloexec_all(&h, true);
         handover_clear(&h);
-        m->releasing_name = false;
-        (void) take_name_back(bus);
+        (void) reexec_resume(m, bus);
         return r;
 }
 

@@ -19,6 +19,12 @@
  * an upgrade can replace the file. */
 int reexec_remember(char **argv);
 
+/* What a planned handover does first (here and fd-store.h): gives the bus name up, serves every
+ * call routed here before, and hands on the fork records read. */
+void reexec_quiesce(Manager *m, sd_bus *bus);
+/* Takes the name back after a handover that did not happen. */
+int reexec_resume(Manager *m, sd_bus *bus);
+
 /* Re-executes (does not return) or fails (<0) with this image serving again. */
 int reexec(Manager *m, sd_bus *bus);
 

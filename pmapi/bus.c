@@ -106,7 +106,7 @@ static bool pmapid_restarted_locked(void) {
                 return false;
         if (sd_bus_get_property_strv(bus, now, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE, "Predecessors", NULL,
                                      &predecessors) >= 0)
-                for (char **p = predecessors; *p; p++) {
+                for (char **p = predecessors; p && *p; p++) {
                         carried = carried || strcmp(*p, set_by) == 0;
                         free(*p);
                 }

@@ -13,7 +13,7 @@
 #   LimitNOFILE=         -> where the hard limit may be raised here
 # Not shown here (pmapid(8) says so): PrivateTmp (the tests' private bus lives in /tmp),
 # PrivateDevices, ProtectKernelModules, ProtectKernelLogs, ProtectControlGroups, ProtectClock, ProtectHostname,
-# RestrictNamespaces, RestrictRealtime, RestrictSUIDSGID, LockPersonality, Type=dbus and Restart=.
+# RestrictNamespaces, RestrictRealtime, RestrictSUIDSGID, LockPersonality, Type=, ExecReload= and Restart=.
 # Usage: confined-pmapid.sh UNIT SECCOMP_EXEC PMAPID [ARG...]   (as root)
 set -eu
 

@@ -54,15 +54,43 @@ static int write_bus_conf(const BusFixture *f, const char *policy) {
 /* The bus and pmapid die with the test (PR_SET_PDEATHSIG: with the thread that spawned them, the
  * main thread here). A test that crashed would otherwise leave them running, and since they share
  * its stdout and stderr, meson would wait for the end of its output until the test's timeout. */
-static pid_t spawn(char *const argv[], char *const envp_extra, const char *log_path) {
+/* In the child: the fds at 3, 4, ... and the variables sd_listen_fds_with_names() reads. */
+static int pass_listen_fds(const BusFixture *f) {
+        char value[32];
+        int *high;
+
+        if (!f || f->n_listen_fds == 0)
+                return 0;
+        high = calloc(f->n_listen_fds, sizeof(int));
+        if (!high)
+                return -1;
+        for (size_t i = 0; i < f->n_listen_fds; i++)   /* out of the way of the targets first */
+                if ((high[i] = fcntl(f->listen_fds[i], F_DUPFD, 3 + (int) f->n_listen_fds)) < 0)
+                        return -1;
+        for (size_t i = 0; i < f->n_listen_fds; i++)
+                if (dup2(high[i], 3 + (int) i) < 0)
+                        return -1;
+        for (size_t i = 0; i < f->n_listen_fds; i++)
+                close(high[i]);
+        free(high);
+        (void) snprintf(value, sizeof(value), "%zu", f->n_listen_fds);
+        if (setenv("LISTEN_FDS", value, 1) < 0 || setenv("LISTEN_FDNAMES", f->listen_fdnames, 1) < 0)
+                return -1;
+        (void) snprintf(value, sizeof(value), "%d", (int) getpid());
+        return setenv("LISTEN_PID", value, 1);
+}
+
+static pid_t spawn(char *const argv[], char *const envp_extra, const char *log_path, const BusFixture *listen) {
         pid_t parent = getpid();
         pid_t pid = fork();
 
         if (pid == 0) {
+                if (pass_listen_fds(listen) < 0)
+                        _exit(127);
                 if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
                         _exit(127);     /* the parent is already gone */
                 if (log_path) {
-                        int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+                        int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
                         if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
                                 _exit(127);
                 }
@@ -131,7 +159,7 @@ int bus_fixture_start_bus(BusFixture *f) {
         }
         snprintf(conf_arg, sizeof(conf_arg), "--config-file=%s/bus.conf", f->dir);
         char *argv[] = { (char *) "/usr/bin/dbus-daemon", (char *) "--nofork", conf_arg, NULL };
-        f->bus_pid = spawn(argv, NULL, NULL);
+        f->bus_pid = spawn(argv, NULL, NULL, NULL);
         for (int i = 0; i < 500 && !bus_answers(f->address); i++)
                 sleep_ms(10);
         if (!bus_answers(f->address)) {
@@ -171,7 +199,8 @@ int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args) {
         snprintf(env, sizeof(env), "DBUS_SYSTEM_BUS_ADDRESS=%s", f->address);
         if (f->capture_log)
                 snprintf(f->log_path, sizeof(f->log_path), "%s/pmapid.log", f->dir);
-        f->daemon_pid = spawn(argv, env, f->capture_log ? f->log_path : NULL);
+        f->daemon_pid = spawn(argv, env, f->capture_log ? f->log_path : NULL, f);
+        f->n_listen_fds = 0;
         for (int i = 0; i < 1000 && !name_has_owner(f->address, "org.pmapi.PerfMon1"); i++) {
                 if (waitpid(f->daemon_pid, NULL, WNOHANG) == f->daemon_pid) {
                         fprintf(stderr, "# pmapid exited during start-up\n");

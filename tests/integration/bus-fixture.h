@@ -12,6 +12,11 @@ typedef struct BusFixture {
         pid_t daemon_pid;
         bool capture_log;               /* pmapid's stderr to <dir>/pmapid.log, copied to ours at stop */
         char log_path[300];
+        /* For the next bus_fixture_start_daemon(), as a service manager passes its fd store: these
+         * fds at 3, 4, ... with $LISTEN_FDS, $LISTEN_PID and $LISTEN_FDNAMES (names: "a:b:..."). */
+        const int *listen_fds;
+        size_t n_listen_fds;
+        const char *listen_fdnames;
 } BusFixture;
 
 /* Starts the bus and pmapid (extra_args: NULL-terminated, may be NULL) and points

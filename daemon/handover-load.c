@@ -311,6 +311,7 @@ static void restore_fork_watch(Manager *m, GVariant *v, FdTable *t) {
 
 /* The blob, checked: a sealed memfd of the right type and version. */
 static int read_blob(int memfd, GVariant **ret) {
+        GBytes *bytes;
         struct stat st;
         void *p;
         int seals;
@@ -323,10 +324,10 @@ static int read_blob(int memfd, GVariant **ret) {
         p = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, memfd, 0);
         if (p == MAP_FAILED)
                 return -errno;
-        v = g_variant_new_from_data(G_VARIANT_TYPE(HANDOVER_TYPE), g_memdup2(p, (gsize) st.st_size),
-                                    (gsize) st.st_size, FALSE, g_free, NULL);
+        bytes = g_bytes_new(p, (gsize) st.st_size);    /* a copy: the map goes now */
         munmap(p, (size_t) st.st_size);
-        v = g_variant_ref_sink(v);
+        v = g_variant_ref_sink(g_variant_new_from_bytes(G_VARIANT_TYPE(HANDOVER_TYPE), bytes, FALSE));
+        g_bytes_unref(bytes);
         g_variant_get_child(v, 0, "u", &version);
         if (version != HANDOVER_VERSION) {
                 g_variant_unref(v);

@@ -161,6 +161,7 @@ int main(void) {
                "answered/s", "pmapid", "rss0", "rss1", "rss2", "init_0.5s", "init_late");
         flood(&f, 8, 64, page_flt, median);
         flood(&f, 64, 128, page_flt, median);
+        flood(&f, 240, 64, page_flt, median);          /* the 240 connections */
         (void) pm_delete_program_mythread();
         return bus_fixture_stop(&f);
 }

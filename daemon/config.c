@@ -52,7 +52,7 @@ int config_load(const char *path, bool required, Config *ret) {
         g_autoptr(GKeyFile) f = g_key_file_new();
         g_autoptr(GError) e = NULL;
         Config c = {
-                .max_contexts_per_uid = MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID,
+                .max_contexts_per_uid = manager_default_max_contexts_per_uid(),
                 .max_contexts = manager_default_max_contexts(),
         };
         int r;

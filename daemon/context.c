@@ -8,11 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include "accounting.h"
+#include "caller.h"
 #include "clock.h"
 #include "context.h"
 #include "group.h"
 #include "macro.h"
+#include "perf-syscall.h"
 
 int context_new(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
                 uid_t owner_uid, const Program *program, int pidfd, Context **ret) {
@@ -157,6 +161,23 @@ int context_read(Context *c, int64_t accu[MAX_COUNTERS]) {
 
 Program context_get_program(const Context *c) {
         return program_with_count(&c->program, c->counting);
+}
+
+uint64_t pidfd_inode(int pidfd) {
+        struct stat st;
+
+        return fstat(pidfd, &st) == 0 ? (uint64_t) st.st_ino : 0;
+}
+
+bool context_thread_alive(const Context *c) {
+        _cleanup_close_ int fd = -1;
+
+        if (c->pidfd >= 0)
+                return thread_pin_alive(c->pidfd);
+        if (c->thread_ino == 0)
+                return true;
+        fd = pidfd_open_thread(c->tid);
+        return fd >= 0 && pidfd_inode(fd) == c->thread_ino && thread_pin_alive(fd);
 }
 
 void context_set_comm(Context *c, const char *comm) {

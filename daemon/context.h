@@ -58,8 +58,15 @@ typedef struct Context {
         struct Group *group;            /* NULL, or the group this thread is a live member of */
         const CounterBackend *backend;
         CounterGroup *counters;
-        int pidfd;                      /* pins the thread; fires at its exit. -1 if none */
+        /* The thread's identity and exit. With pmapid's fork watch running, its EXIT records say when
+         * a thread exits and the context keeps no fd for it: thread_ino (its pidfs inode, unique
+         * for the boot) tells the thread from a later one with the same tid. Without the watch, a
+         * pidfd pins the thread and fires at its exit. */
+        int pidfd;                      /* -1 if none */
+        uint64_t thread_ino;            /* 0 if unknown */
+        uint64_t attached_ns;           /* CLOCK_MONOTONIC: an exit record older than this is another's */
         sd_event_source *exit_source;
+        size_t group_slot;              /* its index in group->live, while in a group */
 } Context;
 
 /* Opens the counters (they start at 0) and starts them if the program's count bit is set.
@@ -85,5 +92,10 @@ int context_read(Context *c, int64_t accu[MAX_COUNTERS]);
 Program context_get_program(const Context *c);
 /* The thread's name changed (a perf COMM record): at most CONTEXT_COMM_MAX - 1 bytes are kept. */
 void context_set_comm(Context *c, const char *comm);
+/* Whether c's thread still runs: its pidfd has not fired, or the tid's thread now is the one it
+ * was (same pidfs inode) and has not exited. True when nothing identifies it (unit tests). */
+bool context_thread_alive(const Context *c);
+/* The pidfs inode of a thread's pidfd, 0 if it cannot be read. */
+uint64_t pidfd_inode(int pidfd);
 /* Reads /proc/<pid>/task/<tid>/comm into c->comm; leaves it alone if the thread is gone. */
 int context_read_comm(Context *c);

@@ -52,7 +52,7 @@ typedef struct CommRecordHead {
 /* One record of either kind as a drain hands it on, so that one sort puts both in kernel order. */
 typedef struct WatchRecord {
         uint64_t time;
-        uint32_t type;                          /* PERF_RECORD_FORK or PERF_RECORD_COMM */
+        uint32_t type;                          /* PERF_RECORD_FORK, _EXIT or _COMM */
         uint32_t pid, ppid, tid, ptid;          /* COMM: pid and tid only */
         char comm[FORK_WATCH_COMM_MAX];
 } WatchRecord;
@@ -72,6 +72,10 @@ struct ForkWatch {
         void *userdata;
         ForkWatchCommHandler comm_handler;      /* NULL: COMM records are dropped */
         void *comm_userdata;
+        ForkWatchExitHandler exit_handler;      /* NULL: EXIT records are dropped */
+        ForkWatchLostHandler lost_handler;
+        void *exit_userdata;
+        uint64_t lost_unreported;               /* lost records not yet told to lost_handler */
         ForkWatchCpu *cpus;
         size_t n_cpus;
         GArray *batch;                          /* WatchRecord, reused from one drain to the next;
@@ -134,11 +138,13 @@ static void cpu_read(ForkWatch *w, ForkWatchCpu *c) {
                         tail = c->head;
                         break;
                 }
-                if (h.type == PERF_RECORD_FORK && h.size >= sizeof(ForkRecord)) {
+                /* EXIT has FORK's layout (include/uapi/linux/perf_event.h). */
+                if ((h.type == PERF_RECORD_FORK || (h.type == PERF_RECORD_EXIT && w->exit_handler)) &&
+                    h.size >= sizeof(ForkRecord)) {
                         ForkRecord r;
 
                         ring_copy(c, tail, &r, sizeof(r));
-                        g_array_append_val(w->batch, ((WatchRecord) { .time = r.time, .type = PERF_RECORD_FORK,
+                        g_array_append_val(w->batch, ((WatchRecord) { .time = r.time, .type = h.type,
                                                                      .pid = r.pid, .ppid = r.ppid,
                                                                      .tid = r.tid, .ptid = r.ptid }));
                 } else if (h.type == PERF_RECORD_COMM &&
@@ -153,6 +159,7 @@ static void cpu_read(ForkWatch *w, ForkWatchCpu *c) {
 
                         ring_copy(c, tail, &r, sizeof(r));
                         w->n_lost += r.lost;
+                        w->lost_unreported += r.lost;
                         log_warning("Fork watch: kernel lost %" PRIu64 " records on CPU %u, ignoring",
                                     (uint64_t) r.lost, c->cpu);
                 }
@@ -183,7 +190,10 @@ static void dispatch(ForkWatch *w, const WatchRecord *r) {
         if (r->type == PERF_RECORD_FORK)
                 w->handler((pid_t) r->pid, (pid_t) r->tid, (pid_t) r->ppid, (pid_t) r->ptid, r->time,
                            w->userdata);
-        else if (w->comm_handler)
+        else if (r->type == PERF_RECORD_EXIT) {
+                if (w->exit_handler)
+                        w->exit_handler((pid_t) r->pid, (pid_t) r->tid, r->time, w->exit_userdata);
+        } else if (w->comm_handler)
                 w->comm_handler((pid_t) r->pid, (pid_t) r->tid, r->comm, r->time, w->comm_userdata);
 }
 
@@ -192,11 +202,16 @@ void fork_watch_flush(ForkWatch *w) {
         if (w->dispatching)
                 return;
         drain(w);
-        if (w->batch->len == 0)
+        if (w->batch->len == 0 && w->lost_unreported == 0)
                 return;
         w->dispatching = true;
         for (guint i = 0; i < w->batch->len; i++)
                 dispatch(w, &g_array_index(w->batch, WatchRecord, i));
+        if (w->lost_unreported > 0 && w->lost_handler) {
+                uint64_t n = w->lost_unreported;
+                w->lost_unreported = 0;
+                w->lost_handler(n, w->exit_userdata);
+        }
         w->dispatching = false;
         g_array_set_size(w->batch, 0);
 }
@@ -222,6 +237,14 @@ void fork_watch_flush_comm(ForkWatch *w) {
         /* The fork records wait for the next turn of the loop, where attaching is safe again. */
         if (kept > 0 && w->later)
                 (void) sd_event_source_set_enabled(w->later, SD_EVENT_ONESHOT);
+}
+
+void fork_watch_set_exit_handler(ForkWatch *w, ForkWatchExitHandler exited, ForkWatchLostHandler lost,
+                                 void *userdata) {
+        assert(w);
+        w->exit_handler = exited;
+        w->lost_handler = lost;
+        w->exit_userdata = userdata;
 }
 
 void fork_watch_set_comm_handler(ForkWatch *w, ForkWatchCommHandler handler, void *userdata) {

@@ -28,6 +28,11 @@ typedef void (*ForkWatchHandler)(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, u
 typedef void (*ForkWatchCommHandler)(pid_t pid, pid_t tid, const char *comm, uint64_t time_ns,
                                      void *userdata);
 
+/* A task exited (PERF_RECORD_EXIT), at CLOCK_MONOTONIC time_ns, in kernel order with the others. */
+typedef void (*ForkWatchExitHandler)(pid_t pid, pid_t tid, uint64_t time_ns, void *userdata);
+/* The kernel lost records (a ring overflowed): exits among them went unseen. */
+typedef void (*ForkWatchLostHandler)(uint64_t n_lost, void *userdata);
+
 /* Needs CAP_PERFMON (or root): -EACCES/-EPERM come back unchanged so the daemon can log and run
  * without thread-creation tracking. */
 int fork_watch_new(sd_event *event, ForkWatchHandler handler, void *userdata, ForkWatch **ret);
@@ -44,6 +49,9 @@ void fork_watch_flush(ForkWatch *w);
 
 /* Names are dropped until a handler is set. */
 void fork_watch_set_comm_handler(ForkWatch *w, ForkWatchCommHandler handler, void *userdata);
+/* Exits are dropped until a handler is set; lost may be NULL. */
+void fork_watch_set_exit_handler(ForkWatch *w, ForkWatchExitHandler exited, ForkWatchLostHandler lost,
+                                 void *userdata);
 /* Drains every CPU's buffer now but hands on only the COMM records; fork records wait for the next
  * turn of the event loop. For a caller that must not see contexts attached under it (a thread's
  * exit handler that wants its last name), and safe wherever fork_watch_flush() is. */

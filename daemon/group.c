@@ -67,12 +67,14 @@ bool group_counting(const Group *g) {
         return g->counting;
 }
 
+/* O(1): the last member takes c's slot. */
 static void remove_live(Group *g, Context *c) {
-        for (size_t i = 0; i < g->n_live; i++)
-                if (g->live[i] == c) {
-                        g->live[i] = g->live[--g->n_live];
-                        break;
-                }
+        size_t i = c->group_slot;
+
+        if (i < g->n_live && g->live[i] == c) {
+                g->live[i] = g->live[--g->n_live];
+                g->live[i]->group_slot = i;
+        }
         c->group = NULL;
 }
 
@@ -85,6 +87,7 @@ static int append_live(Group *g, Context *c) {
                 g->live = l;
                 g->n_allocated = n;
         }
+        c->group_slot = g->n_live;
         g->live[g->n_live++] = c;
         c->group = g;
         return 0;

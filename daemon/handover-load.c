@@ -146,6 +146,7 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
         g_autoptr(GVariant) comm = NULL, program = NULL, history = NULL, counters = NULL;
         int32_t pid, tid, creator, origin, pidfd_index;
         uint32_t owner, target, group_id;
+        guint64 thread_ino, attached_ns;
         gboolean counting, enabled, late;
         _cleanup_close_ int pidfd = -1;
         ProgramEncoding encoding;
@@ -154,9 +155,9 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
         Program p;
         int r;
 
-        g_variant_get(v, "(iiuui@ayi@" HANDOVER_PROGRAM "bbb@a(tb)ui@ai)", &pid, &tid, &owner, &target, &creator,
+        g_variant_get(v, "(iiuui@ayi@" HANDOVER_PROGRAM "bbb@a(tb)uitt@ai)", &pid, &tid, &owner, &target, &creator,
                       &comm, &origin, &program, &counting, &enabled, &late, &history, &group_id, &pidfd_index,
-                      &counters);
+                      &thread_ino, &attached_ns, &counters);
         read_program(program, &p);
         program_encode(&p, m->events, &encoding);
         pidfd = take_fd(t, pidfd_index);
@@ -166,8 +167,9 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
                 if (r < 0)
                         m->backend->close(g);
         }
-        if (r >= 0 && (manager_lookup(m, tid) || (m->event && pidfd < 0)))
-                r = -EEXIST;    /* a tid twice, or a thread we could not watch for its exit */
+        if (r >= 0 && (g_hash_table_contains(m->threads, GINT_TO_POINTER(tid)) ||
+                       (m->event && pidfd < 0 && thread_ino == 0)))
+                r = -EEXIST;    /* a tid twice, or a thread we could not tell from another */
         if (r < 0) {
                 if (c) {
                         c->pidfd = -1;          /* still ours: closed below */
@@ -178,6 +180,8 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
                 return;
         }
         TAKE_FD(pidfd);
+        c->thread_ino = thread_ino;
+        c->attached_ns = attached_ns;
         c->target_uid = target;
         c->creator_pid = creator;
         read_comm(comm, c->comm);

@@ -94,11 +94,11 @@ static GVariant *context_variant(const Context *c, FdList *l) {
                 const StateChange *h = &c->history[(c->next_history + CONTEXT_STATE_HISTORY - k) % CONTEXT_STATE_HISTORY];
                 g_variant_builder_add(&history, "(tb)", h->time_ns, h->counting);
         }
-        return g_variant_new("(iiuui@ayi@" HANDOVER_PROGRAM "bbba(tb)ui@ai)", c->pid, c->tid, c->owner_uid,
+        return g_variant_new("(iiuui@ayi@" HANDOVER_PROGRAM "bbba(tb)uitt@ai)", c->pid, c->tid, c->owner_uid,
                              c->target_uid, c->creator_pid, comm_variant(c->comm), (int32_t) c->origin,
                              program_variant(&c->program), c->counting, c->enabled, c->attached_late, &history,
-                             c->group ? c->group->id : 0u, fd_index(l, c->pidfd),
-                             counters_variant(c->backend, c->counters, l));
+                             c->group ? c->group->id : 0u, fd_index(l, c->pidfd), (guint64) c->thread_ino,
+                             (guint64) c->attached_ns, counters_variant(c->backend, c->counters, l));
 }
 
 static GVariant *system_variant(const SystemContext *s, int owner_pidfd, FdList *l) {

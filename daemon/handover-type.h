@@ -16,7 +16,8 @@
  *              u n_members, ax retained, a(i pid, i tid, ay comm, ax counts) records, u dropped)
  *   CONTEXT   (i pid, i tid, u owner, u target, i creator, ay comm, i origin, PROGRAM, b counting,
  *              b enabled, b attached_late, a(t time, b counting) history oldest first, u group (0:
- *              none), i pidfd, ai counters)
+ *              none), i pidfd (-1 where the fork watch reports exits), t thread_ino, t attached_ns,
+ *              ai counters)
  *   SYSTEM    (i owner_pid, u owner_uid, PROGRAM, b counting, b proctree, ai tree, i owner_pidfd,
  *              a(u cpu, b counted, ax kept, ax base, aai groups) cpus)
  *   FORKWATCH (b enabled, a(u cpu, i fd))
@@ -31,7 +32,7 @@
 
 #define HANDOVER_PROGRAM "(uai)"
 #define HANDOVER_GROUP "(uiuu" HANDOVER_PROGRAM "bbbuaxa(iiayax)u)"
-#define HANDOVER_CONTEXT "(iiuuiayi" HANDOVER_PROGRAM "bbba(tb)uiai)"
+#define HANDOVER_CONTEXT "(iiuuiayi" HANDOVER_PROGRAM "bbba(tb)uittai)"
 #define HANDOVER_SYSTEM "(iu" HANDOVER_PROGRAM "bbaiia(ubaxaxaai))"
 #define HANDOVER_FORKWATCH "(ba(ui))"
 #define HANDOVER_TYPE "(uasutttaiata" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM HANDOVER_FORKWATCH ")"

@@ -191,15 +191,19 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
 int manager_adopt_fork_watch(Manager *m, const unsigned *cpus, const int *fds, size_t n, bool enabled) {
         int r = fork_watch_adopt(m->event, on_fork, m, cpus, fds, n, enabled, &m->fork_watch);
 
-        if (r >= 0)
+        if (r >= 0) {
                 manager_watch_comm(m);
+                fork_watch_set_exit_handler(m->fork_watch, manager_thread_exited, manager_exits_lost, m);
+        }
         return r;
 }
 
 int manager_watch_forks(Manager *m) {
         int r = fork_watch_new(m->event, on_fork, m, &m->fork_watch);
 
-        if (r >= 0)
-                manager_watch_comm(m);          /* the same records carry thread names */
+        if (r >= 0) {
+                manager_watch_comm(m);          /* the same records carry thread names and exits */
+                fork_watch_set_exit_handler(m->fork_watch, manager_thread_exited, manager_exits_lost, m);
+        }
         return r;
 }

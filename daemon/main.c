@@ -32,12 +32,12 @@ static void help(void) {
                "  -h --help                      Show this help\n"
                "     --version                   Show the version\n"
                "     --config=FILE               Read limits from FILE (default %s)\n"
-               "     --max-contexts-per-user=N   Contexts one uid may hold (default %u)\n"
+               "     --max-contexts-per-user=N   Contexts one uid but root may hold (default %u)\n"
                "     --list-events               Print the event catalog of this machine and exit\n"
                "     --fd-store                  At SIGTERM, hand every context to the service\n"
                "                                 manager's fd store, for the next pmapid\n"
                "  -v --verbose                   Log debug messages\n",
-               PMAPI_SERVICE, DEFAULT_CONFIG, MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID);
+               PMAPI_SERVICE, DEFAULT_CONFIG, manager_default_max_contexts_per_uid());
 }
 
 static int parse_argv(int argc, char *argv[]) {
@@ -196,10 +196,10 @@ static int run(void) {
         }
         if (arg_max_contexts_per_uid > 0)
                 config.max_contexts_per_uid = arg_max_contexts_per_uid;
-        if (config.max_contexts > manager_default_max_contexts())
-                log_warning("MaxContexts=%u is more than pmapid's fd limit allows (%u); calls past it will fail "
-                            "with LimitExceeded when the fds run out, ignoring.", config.max_contexts,
-                            manager_default_max_contexts());
+        if (config.max_contexts > manager_fd_budget())
+                log_warning("MaxContexts=%u is more than pmapid's fd limit allows (%u fds for counters); calls "
+                            "past it will fail with LimitExceeded when the fds run out, ignoring.",
+                            config.max_contexts, manager_fd_budget());
 
         r = sd_event_default(&event);
         if (r < 0)
@@ -211,10 +211,14 @@ static int run(void) {
         }
         m->max_contexts_per_uid = config.max_contexts_per_uid;
         m->max_contexts = config.max_contexts;
-        log_info("Limits: %u contexts per user, %u in all.", m->max_contexts_per_uid, m->max_contexts);
+        log_info("Limits: %u contexts per user (root: no per-user limit), %u in all, %u fds for counters.",
+                 m->max_contexts_per_uid, m->max_contexts, m->fd_budget);
         restored = reexec_restore(m) > 0 || fd_store_restore(m) > 0;
-        if (!m->fork_watch)
+        if (!m->fork_watch) {
                 r = manager_watch_forks(m);
+                if (r >= 0 && restored)
+                        manager_exits_lost(0, m);       /* exits in the gap were not recorded */
+        }
         if (r < 0)
                 log_warning_errno(r, "Cannot read perf fork records (%m): threads not created through "
                                   "libpmapi's pthread_create will not inherit contexts.");

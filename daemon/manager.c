@@ -3,6 +3,7 @@
  * exit. A member that exits leaves its final counts in its group; a member whose context is deleted
  * takes its data out. A group lives while it has live members or until it is deleted. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -10,19 +11,28 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "config.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
 #include "manager-comm.h"
 
-unsigned manager_default_max_contexts(void) {
+unsigned manager_fd_budget(void) {
         struct rlimit rl;
 
         if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
                 return 1000;
-        if (rl.rlim_cur <= MANAGER_FDS_RESERVED + MANAGER_FDS_PER_CONTEXT)
+        if (rl.rlim_cur <= MANAGER_FDS_RESERVED + 1)
                 return 1;
-        return (unsigned) ((rl.rlim_cur - MANAGER_FDS_RESERVED) / MANAGER_FDS_PER_CONTEXT);
+        return (unsigned) MIN(rl.rlim_cur - MANAGER_FDS_RESERVED, (rlim_t) CONFIG_MAX_LIMIT);
+}
+
+unsigned manager_default_max_contexts(void) {
+        return manager_fd_budget();
+}
+
+unsigned manager_default_max_contexts_per_uid(void) {
+        return MAX(manager_fd_budget() / 2, (unsigned) MANAGER_MIN_CONTEXTS_PER_UID);
 }
 
 static void context_destroy(gpointer p) {
@@ -41,8 +51,9 @@ int manager_new(sd_event *event, const CounterBackend *backend, EventTable *even
         m->event = sd_event_ref(event);
         m->backend = backend;
         m->events = events;
-        m->max_contexts_per_uid = MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID;
+        m->max_contexts_per_uid = manager_default_max_contexts_per_uid();
         m->max_contexts = manager_default_max_contexts();
+        m->fd_budget = manager_fd_budget();
         m->self_pid = getpid();
         m->next_group_id = 1;
         m->started_at_usec = now_realtime_usec();
@@ -109,8 +120,14 @@ static void release_group_if_empty(Manager *m, Group *g) {
         }
 }
 
+/* The fds a context holds: one per counter, and its pidfd if it keeps one. */
+static unsigned context_fds(const Context *c) {
+        return (unsigned) c->encoding.n_events + (c->pidfd >= 0);
+}
+
 static void remove_context(Manager *m, Context *c) {
         uid_count_add(m, c->owner_uid, -1);
+        m->fds_used -= MIN(m->fds_used, context_fds(c));
         g_hash_table_remove(m->threads, GINT_TO_POINTER(c->tid));
         update_fork_watch(m);
 }
@@ -158,11 +175,44 @@ static int on_thread_exit(sd_event_source *s, int fd, uint32_t revents, void *us
 Context *manager_lookup(Manager *m, pid_t tid) {
         Context *c = g_hash_table_lookup(m->threads, GINT_TO_POINTER(tid));
 
-        if (c && c->pidfd >= 0 && !thread_pin_alive(c->pidfd)) {
+        if (c && !context_thread_alive(c)) {
                 context_died(m, c);
                 return NULL;
         }
         return c;
+}
+
+/* Thread exits come from the fork watch's EXIT records: contexts keep no fd for their thread. */
+static bool exits_from_watch(const Manager *m) {
+        return m->event && m->fork_watch;
+}
+
+void manager_thread_exited(pid_t pid, pid_t tid, uint64_t time_ns, void *userdata) {
+        Manager *m = userdata;
+        Context *c = g_hash_table_lookup(m->threads, GINT_TO_POINTER(tid));
+
+        /* An exit older than the context is that of an earlier thread with this tid. */
+        if (!c || c->pid != pid || c->pidfd >= 0 || time_ns < c->attached_ns)
+                return;
+        log_debug("Thread %d of pid %d exited, context released.", (int) tid, (int) pid);
+        context_died(m, c);
+}
+
+void manager_exits_lost(uint64_t n_lost, void *userdata) {
+        Manager *m = userdata;
+        GHashTableIter it;
+        gpointer value;
+        GPtrArray *dead = g_ptr_array_new();
+
+        g_hash_table_iter_init(&it, m->threads);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                if (!context_thread_alive(value))
+                        g_ptr_array_add(dead, value);
+        log_info("%" PRIu64 " thread records lost: %u contexts of exited threads found by a sweep.", n_lost,
+                 dead->len);
+        for (guint i = 0; i < dead->len; i++)
+                context_died(m, g_ptr_array_index(dead, i));
+        g_ptr_array_free(dead, TRUE);
 }
 
 int manager_check_access(Manager *m, const Caller *caller, pid_t pid, pid_t tid, int *ret_pidfd,
@@ -252,13 +302,20 @@ int manager_counting_verdict(const Manager *m, uid_t uid, const Program *program
 
 int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int pidfd, Context **ret) {
         Program initial = *spec->program;
+        uint64_t attached_ns = now_monotonic_ns();
+        ProgramEncoding encoding;
         Context *c = NULL;
         int r;
 
-        if (uid_count(m, spec->owner_uid) >= m->max_contexts_per_uid)
+        if (spec->owner_uid != 0 && uid_count(m, spec->owner_uid) >= m->max_contexts_per_uid)
                 return -EDQUOT;
-        if (manager_n_contexts(m) >= m->max_contexts)
+        program_encode(spec->program, m->events, &encoding);
+        if (manager_n_contexts(m) >= m->max_contexts ||
+            m->fds_used + encoding.n_events + (exits_from_watch(m) ? 0 : 1) > m->fd_budget)
                 return -ENFILE;
+        /* Watching exits before the thread is checked alive below: an exit after that check is seen. */
+        if (exits_from_watch(m))
+                (void) fork_watch_set_enabled(m->fork_watch, true);
 
         /* Opened stopped, joined, then switched on: never counts while the group state says off. */
         initial.mode &= ~(uint32_t) PM_COUNT;
@@ -290,7 +347,7 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
                 r = -ESRCH;
                 goto fail;
         }
-        if (m->event) {
+        if (m->event && !exits_from_watch(m)) {
                 r = sd_event_add_io(m->event, &c->exit_source, c->pidfd, EPOLLIN, on_thread_exit, c);
                 if (r < 0)
                         goto fail;
@@ -298,10 +355,15 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
 
         /* No failure after this point. An inherited context takes its creator's name (inherit.c),
          * with no system call on the way to a new thread's first counts. */
+        c->attached_ns = attached_ns;
+        c->thread_ino = pidfd_inode(c->pidfd);
+        if (exits_from_watch(m))
+                c->pidfd = safe_close(c->pidfd);        /* the inode identifies the thread from now on */
         if (spec->origin == CONTEXT_SET_PROGRAM || spec->origin == CONTEXT_SET_GROUP_PROGRAM)
                 (void) context_read_comm(c);
         g_hash_table_insert(m->threads, GINT_TO_POINTER(tid), c);
         uid_count_add(m, spec->owner_uid, +1);
+        m->fds_used += context_fds(c);
         update_fork_watch(m);
         if (ret)
                 *ret = c;
@@ -311,13 +373,14 @@ fail:
                 group_member_left(c->group, c);
         c->pidfd = -1;                  /* still the caller's on failure */
         context_free(c);
+        update_fork_watch(m);
         return r;
 }
 
 int manager_adopt(Manager *m, Context *c) {
         int r;
 
-        if (m->event) {
+        if (m->event && c->pidfd >= 0) {
                 r = sd_event_add_io(m->event, &c->exit_source, c->pidfd, EPOLLIN, on_thread_exit, c);
                 if (r < 0)
                         return r;
@@ -325,6 +388,7 @@ int manager_adopt(Manager *m, Context *c) {
         c->manager = m;
         g_hash_table_insert(m->threads, GINT_TO_POINTER(c->tid), c);
         uid_count_add(m, c->owner_uid, +1);
+        m->fds_used += context_fds(c);
         update_fork_watch(m);
         return 0;
 }

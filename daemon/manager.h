@@ -28,13 +28,15 @@
 #include "log-budget.h"
 #include "system-owners.h"
 
-#define MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID 512
-/* Each context holds up to MAX_COUNTERS perf fds and a pidfd; the rest of pmapid needs a few dozen,
- * and the pin of each client connection that called it (caller-cache.h) one more each: at most
- * dbus-daemon's max_completed_connections on the system bus, 2048 by default. */
-#define MANAGER_FDS_PER_CONTEXT (MAX_COUNTERS + 1)
+/* pmapid's fds: what RLIMIT_NOFILE allows, less a reserve for the rest of pmapid (a few dozen) and
+ * the pin of each client connection that called it (caller-cache.h), one each: at most
+ * dbus-daemon's max_completed_connections on the system bus, 2048 by default. What is left is the
+ * counter budget: a context costs one fd per event (its thread's exit comes from the fork watch's
+ * EXIT records, not from an fd of its own; a pidfd more where the watch does not run). */
 #define MANAGER_FDS_CALLER_PINS 2048
 #define MANAGER_FDS_RESERVED (64 + MANAGER_FDS_CALLER_PINS)
+/* The per-user default never goes below this, whatever the fd limit. */
+#define MANAGER_MIN_CONTEXTS_PER_UID 512
 
 typedef struct Manager {
         sd_event *event;
@@ -45,8 +47,10 @@ typedef struct Manager {
         GHashTable *contexts_per_uid;   /* uid -> count */
         CallerCache *callers;           /* NULL until on a bus */
         ForkWatch *fork_watch;          /* NULL when not watching (unit tests, or the kernel refused) */
-        unsigned max_contexts_per_uid;
-        unsigned max_contexts;          /* all users together: what the fd limit allows */
+        unsigned max_contexts_per_uid;  /* for every uid but root's */
+        unsigned max_contexts;          /* all users together (root included) */
+        unsigned fd_budget;             /* the fds contexts may hold together (MANAGER_FDS_RESERVED) */
+        unsigned fds_used;              /* what they hold now */
         pid_t self_pid;                 /* pmapid's own threads are never targets */
         unsigned next_group_id;
         uint64_t n_attached_late;       /* threads attached from fork records, not by their library */
@@ -61,8 +65,12 @@ typedef struct Manager {
         CallerLookup *lookup;           /* new senders' credentials without waiting: NULL until on a bus */
 } Manager;
 
-/* The total limit the fd limit allows: RLIMIT_NOFILE less a reserve, over the fds a context may hold. */
+/* The fds contexts may hold: RLIMIT_NOFILE less MANAGER_FDS_RESERVED (at least 1). */
+unsigned manager_fd_budget(void);
+/* The defaults: every context a one-event program could have in the budget, and half of that for
+ * one user (at least MANAGER_MIN_CONTEXTS_PER_UID), so that one user leaves the others room. */
 unsigned manager_default_max_contexts(void);
+unsigned manager_default_max_contexts_per_uid(void);
 /* Takes ownership of events. event may be NULL (unit tests): no exit watch, no fork watch. */
 int manager_new(sd_event *event, const CounterBackend *backend, EventTable *events, Manager **ret);
 Manager *manager_free(Manager *m);
@@ -71,6 +79,10 @@ int manager_watch_forks(Manager *m);
 
 /* The same on the fork watch of pmapid's previous image (handover.h): takes the fds. */
 int manager_adopt_fork_watch(Manager *m, const unsigned *cpus, const int *fds, size_t n, bool enabled);
+/* The fork watch's EXIT records and lost records (inherit.c hands them on): a context whose thread
+ * exited is released as at a pidfd's exit; after lost records, a sweep finds the dead ones. */
+void manager_thread_exited(pid_t pid, pid_t tid, uint64_t time_ns, void *userdata);
+void manager_exits_lost(uint64_t n_lost, void *userdata);
 /* A context of pmapid's previous image (handover.h), with its group (if any) set and its member
  * adopted: enters the table, counts for its owner's limit and is watched for its thread's exit
  * (a thread that died meanwhile is handled on the next turn of the loop, as any exit). */

@@ -25,5 +25,15 @@ static inline void closep(int *fd) {
         }
 }
 
+/* Closes fd if open; returns -1 for the assignment that forgets it. */
+static inline int safe_close(int fd) {
+        if (fd >= 0) {
+                int e = errno;
+                close(fd);
+                errno = e;
+        }
+        return -1;
+}
+
 #define _cleanup_free_  _cleanup_(freep)
 #define _cleanup_close_ _cleanup_(closep)

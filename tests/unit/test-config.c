@@ -40,7 +40,7 @@ static void test_missing_default_file_gives_the_defaults(void **state) {
 
         (void) state;
         assert_int_equal(config_load("/nonexistent/pmapid.conf", /* required= */ false, &c), 0);
-        assert_int_equal(c.max_contexts_per_uid, MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID);
+        assert_int_equal(c.max_contexts_per_uid, manager_default_max_contexts_per_uid());
         assert_int_equal(c.max_contexts, manager_default_max_contexts());
         assert_true(c.max_contexts >= 1);
 }
@@ -69,7 +69,7 @@ static void test_one_limit_keeps_the_other_default(void **state) {
         (void) state;
         write_conf("[Limits]\nMaxContexts=9\n");
         assert_int_equal(config_load(path, true, &c), 0);
-        assert_int_equal(c.max_contexts_per_uid, MANAGER_DEFAULT_MAX_CONTEXTS_PER_UID);
+        assert_int_equal(c.max_contexts_per_uid, manager_default_max_contexts_per_uid());
         assert_int_equal(c.max_contexts, 9);
 }
 

@@ -620,15 +620,17 @@ static void test_process_group_over_the_user_limit_leaves_nothing(void **state) 
         worker_start(f);
         worker_start(f);
         assert_int_equal(count_tasks(), 3);
+        /* Root (this test's caller) has no per-user limit: the total one binds it. */
         f->m->max_contexts_per_uid = 2;
-        assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(), &p, NULL), -EDQUOT);
+        f->m->max_contexts = 2;
+        assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(), &p, NULL), -ENFILE);
         assert_int_equal(manager_n_contexts(f->m), 0);
         assert_int_equal(g_hash_table_size(f->m->groups), 0);
         assert_int_equal(g_hash_table_size(f->m->contexts_per_uid), 0);
         assert_int_equal(counter_fake_n_open(), f->n_open_before);
 
         /* The limit was the only obstacle, and the failed attempt used none of it up. */
-        f->m->max_contexts_per_uid = 3;
+        f->m->max_contexts = 3;
         assert_int_equal(manager_set_group_program(f->m, &f->caller, f->caller.pid, gettid(), &p, NULL), 0);
         assert_int_equal(group_of(f, gettid())->n_members, 3);
 }

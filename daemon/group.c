@@ -217,7 +217,7 @@ int group_reset(Group *g, Context *caller) {
         if (r < 0)
                 return r;
         acct_group_reset(g->retained, others, n);
-        g->consistent = acct_consistent_after_reset(g->n_members);
+        g->consistent = acct_consistent_after_reset(g->n_members) && g->n_missed == 0;
         return 0;
 }
 
@@ -240,6 +240,17 @@ Program group_get_program(const Group *g) {
         return p;
 }
 
+bool group_missed(Group *g, int error) {
+        bool first = g->n_missed == 0;
+
+        if (g->n_missed < UINT32_MAX)
+                g->n_missed++;
+        if (first)
+                g->missed_error = error;
+        g->consistent = false;          /* for an AIX program, the only flag it reads */
+        return first;
+}
+
 uint32_t group_info_flags(const Group *g) {
-        return (g->consistent ? 0x1u : 0) | (g->process ? 0x2u : 0);
+        return (g->consistent ? 0x1u : 0) | (g->process ? 0x2u : 0) | (g->n_missed ? 0x8u : 0);
 }

@@ -41,6 +41,10 @@ typedef struct Group {
         GroupMemberRecord *records;     /* dead members, in the order they died */
         size_t n_records, n_records_allocated;
         uint32_t n_records_dropped;     /* deaths past the bounds: counted in the total, no record */
+        uint32_t n_missed;              /* threads that should have joined and could not (a limit, no
+                                         * fds, the kernel): the group no longer stands for all of
+                                         * its threads, and says so (partial, not consistent) */
+        int missed_error;               /* the first miss's negative errno */
 } Group;
 
 int group_new(unsigned id, pid_t pid, uid_t owner_uid, const Program *program, bool process, Group **ret);
@@ -70,5 +74,7 @@ size_t group_n_records_total(void);
 size_t group_n_records_of_uid(uid_t uid);
 /* The program as get_program reports it: the count bit is the group state, PM_PROCESS the kind. */
 Program group_get_program(const Group *g);
-/* pm_ginfo_t.flags.w: consistent 0x1, process 0x2. */
+/* A thread that should have joined g could not (error: a negative errno). True for the first. */
+bool group_missed(Group *g, int error);
+/* pm_ginfo_t.flags.w: consistent 0x1, process 0x2, partial 0x8 (threads missed: Linux). */
 uint32_t group_info_flags(const Group *g);

@@ -151,9 +151,12 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
                         return r;
         }
         r = attach_inheritance(m, &in, pid, tid, ppid, pidfd, CONTEXT_INHERIT, NULL);
-        if (r < 0)
+        if (r < 0) {
+                if (in.group)
+                        manager_group_missed(m, in.group, pid, tid, pidfd, r);
                 return log_debug_errno(r, "Thread %d of pid %d did not inherit from thread %d: %m",
                                        (int) tid, (int) pid, (int) ptid);
+        }
         TAKE_FD(pidfd);
         log_debug("Thread %d of pid %d inherited from thread %d (pid %d).", (int) tid, (int) pid, (int) ptid,
                   (int) ppid);
@@ -176,9 +179,12 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
         if (r >= 0)
                 r = attach_inheritance(m, &in, pid, tid, ppid, pidfd, CONTEXT_FORK_RECORD, &c);
         if (r < 0) {
+                /* One line per group (manager_group_missed), not per thread: a limit meets thousands. */
                 m->n_missed++;
-                log_info("New thread %d of pid %d (created by thread %d) not attached: %s", (int) tid,
-                         (int) pid, (int) ptid, strerror(-r));
+                if (in.group)
+                        manager_group_missed(m, in.group, pid, tid, pidfd, r);
+                log_debug("New thread %d of pid %d (created by thread %d) not attached: %s", (int) tid,
+                          (int) pid, (int) ptid, strerror(-r));
                 return;
         }
         TAKE_FD(pidfd);

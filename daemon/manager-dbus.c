@@ -73,6 +73,15 @@ int manager_bus_fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, i
                 log_debug("%s on thread %d of pid %d by pid %d uid %u failed: %s.", method, (int) t->tid,
                           (int) t->pid, (int) t->caller.pid, (unsigned) t->caller.euid,
                           bus_error_name_from_errno(r));
+        if (r == -ENODATA) {
+                unsigned group;
+                int why;
+
+                if (missed_find(manager->missed, t->pid, t->tid, &group, &why))
+                        return sd_bus_error_setf(error, PMAPI_ERROR_NOT_ATTACHED, "Thread %d (pid %d) was created in "
+                                                 "counting group %u, but pmapid could not count it: %s",
+                                                 (int) t->tid, (int) t->pid, group, strerror(-why));
+        }
         return bus_error_target(error, r, t->refusal, t->pid, t->tid);
 }
 

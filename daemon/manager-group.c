@@ -175,6 +175,7 @@ void manager_delete_group(Manager *m, Group *g) {
 
         log_debug("Group %u deleted.", g->id);
         if (n == 0) {
+                manager_group_released(m, g);
                 g_hash_table_remove(m->groups, GUINT_TO_POINTER(g->id));
                 return;
         }

@@ -61,6 +61,7 @@ int manager_new(sd_event *event, const CounterBackend *backend, EventTable *even
         m->groups = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, group_destroy);
         m->contexts_per_uid = g_hash_table_new(g_direct_hash, g_direct_equal);
         m->predecessors = g_new0(char *, 1);
+        m->missed = missed_new();
         if (system_owners_new(event, &m->systems) < 0)
                 return manager_free(m), -ENOMEM;
         *ret = m;
@@ -79,6 +80,7 @@ Manager *manager_free(Manager *m) {
         caller_cache_free(m->callers);
         log_budget_free(m->log_budget);
         g_strfreev(m->predecessors);
+        missed_free(m->missed);
         event_table_free(m->events);
         sd_event_unref(m->event);
         free(m);
@@ -116,6 +118,7 @@ Group *manager_find_group(Manager *m, unsigned id) {
 static void release_group_if_empty(Manager *m, Group *g) {
         if (g && g->n_live == 0) {
                 log_debug("Group %u released: no live member left.", g->id);
+                manager_group_released(m, g);
                 g_hash_table_remove(m->groups, GUINT_TO_POINTER(g->id));
         }
 }
@@ -187,10 +190,28 @@ static bool exits_from_watch(const Manager *m) {
         return m->event && m->fork_watch;
 }
 
+void manager_group_missed(Manager *m, Group *g, pid_t pid, pid_t tid, int pidfd, int error) {
+        if (!missed_add(m->missed, pid, tid, pidfd, g->id, error))
+                return;                 /* the same thread, tried again */
+        if (group_missed(g, error))
+                log_warning("Group %u (pid %d, uid %u): thread %d could not join it (%s); the group no longer "
+                            "counts all its threads, and says so (further misses are counted, not logged).",
+                            g->id, (int) g->pid, (unsigned) g->owner_uid, (int) tid, strerror(-error));
+}
+
+void manager_group_released(Manager *m, Group *g) {
+        missed_forget_group(m->missed, g->id);
+        if (g->n_missed > 0)
+                log_info("Group %u (pid %d, uid %u) released: %u threads that should have joined it were not "
+                         "counted (the first: %s).", g->id, (int) g->pid, (unsigned) g->owner_uid, g->n_missed,
+                         strerror(-g->missed_error));
+}
+
 void manager_thread_exited(pid_t pid, pid_t tid, uint64_t time_ns, void *userdata) {
         Manager *m = userdata;
         Context *c = g_hash_table_lookup(m->threads, GINT_TO_POINTER(tid));
 
+        missed_forget_tid(m->missed, pid, tid);
         /* An exit older than the context is that of an earlier thread with this tid. */
         if (!c || c->pid != pid || c->pidfd >= 0 || time_ns < c->attached_ns)
                 return;

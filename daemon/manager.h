@@ -26,6 +26,7 @@
 #include "cpu-watch.h"
 #include "caller-lookup.h"
 #include "log-budget.h"
+#include "missed.h"
 #include "system-owners.h"
 
 /* pmapid's fds: what RLIMIT_NOFILE allows, less a reserve for the rest of pmapid (a few dozen) and
@@ -58,6 +59,7 @@ typedef struct Manager {
         uint64_t n_refused;             /* calls the access rule refused */
         SystemOwners *systems;          /* the system-wide contexts, one per owner process */
         uint64_t started_at_usec;       /* CLOCK_REALTIME at start: a restart shows as a new value */
+        MissedThreads *missed;          /* threads a group could not take (missed.h) */
         bool releasing_name;            /* a re-exec gives the bus name up (reexec.h): not a loss */
         char **predecessors;            /* unique bus names of the images whose state this one carries
                                          * (handover.h), oldest first; never NULL */
@@ -79,6 +81,11 @@ int manager_watch_forks(Manager *m);
 
 /* The same on the fork watch of pmapid's previous image (handover.h): takes the fds. */
 int manager_adopt_fork_watch(Manager *m, const unsigned *cpus, const int *fds, size_t n, bool enabled);
+/* A thread (pinned by pidfd, or -1) that should have joined group g could not (error: a negative
+ * errno): g counts the miss once and says it is partial; its first is logged, once per group. */
+void manager_group_missed(Manager *m, Group *g, pid_t pid, pid_t tid, int pidfd, int error);
+/* Before a group is freed: forgets its misses and logs how many there were. */
+void manager_group_released(Manager *m, Group *g);
 /* The fork watch's EXIT records and lost records (inherit.c hands them on): a context whose thread
  * exited is released as at a pidfd's exit; after lost records, a sweep finds the dead ones. */
 void manager_thread_exited(pid_t pid, pid_t tid, uint64_t time_ns, void *userdata);

@@ -224,7 +224,8 @@ typedef struct {
                 int w;
                 struct {
 #if PMAPI_BITFIELDS_MSB_FIRST
-                        unsigned spare      : 29;
+                        unsigned spare      : 28;
+                        unsigned partial    : 1;
                         unsigned direct     : 1;
                         unsigned process    : 1;
                         unsigned consistent : 1;
@@ -232,7 +233,9 @@ typedef struct {
                         unsigned consistent : 1;        /* 0x1 */
                         unsigned process    : 1;        /* 0x2 */
                         unsigned direct     : 1;        /* 0x4 */
-                        unsigned spare      : 29;
+                        unsigned partial    : 1;        /* 0x8 Linux: threads that should have joined
+                                                         * were not counted (pmapid's limits) */
+                        unsigned spare      : 28;
 #endif
                 } b;
         } flags;
@@ -283,6 +286,8 @@ typedef struct {
 #define PM_ECALLERGONE     31
 /* pmapid restarted since this process set a program: the contexts it held are gone. */
 #define PM_ERESTARTED      32
+/* The thread was created in a counting group, but pmapid could not count it (a limit, its fds). */
+#define PM_ENOTATTACHED    33
 #define PM_EEXIST          59   /* the thread already has a context */
 #define PM_ENOTSTARTED     85   /* counting was never started (reserved: stop is idempotent) */
 

@@ -35,6 +35,7 @@ static const struct {
         { PMAPI_ERROR_ROOT_REQUIRED,            PM_ESYSROOT },
         { PMAPI_ERROR_NO_SUCH_CPU,              PM_ECPU },
         { PMAPI_ERROR_CALLER_GONE,              PM_ECALLERGONE },
+        { PMAPI_ERROR_NOT_ATTACHED,             PM_ENOTATTACHED },
         /* The broker's own answers when pmapid is absent or gone. */
         { SD_BUS_ERROR_SERVICE_UNKNOWN,         PM_ENODAEMON },
         { SD_BUS_ERROR_NAME_HAS_NO_OWNER,       PM_ENODAEMON },

@@ -38,6 +38,7 @@ static const char *const messages[] = {
         [PM_ECPU]        = "No such processor, or it has not been online since pm_set_program()",
         [PM_ECALLERGONE] = "The process that opened this bus connection has exited or runs as another user now: a forked child cannot act in its parent's name",
         [PM_ERESTARTED]  = "pmapid restarted since this process set its program, and the contexts it held were lost: set the program again",
+        [PM_ENOTATTACHED] = "This thread was created in a counting group, but pmapid could not count it (a limit or its file descriptors): the group is partial",
         [PM_EEXIST]      = "The context already exists: delete it before setting a new program",
         [PM_ENOTSTARTED] = "Counting was never started",
 };

@@ -41,3 +41,4 @@
 #define PMAPI_ERROR_NO_SUCH_CPU         PMAPI_ERROR_PREFIX "NoSuchCpu"
 /* Identity: the connection's process is gone (a recycled pid cannot be borrowed). */
 #define PMAPI_ERROR_CALLER_GONE         PMAPI_ERROR_PREFIX "CallerGone"
+#define PMAPI_ERROR_NOT_ATTACHED        PMAPI_ERROR_PREFIX "NotAttached"

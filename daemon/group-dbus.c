@@ -125,6 +125,7 @@ static const sd_bus_vtable group_vtable[] = {
         SD_BUS_PROPERTY("Members", "u", NULL, offsetof(Group, n_members), 0),
         SD_BUS_PROPERTY("LiveMembers", "ai", property_get_live_members, 0, 0),
         SD_BUS_PROPERTY("Consistent", "b", property_get_bool, 0, 0),
+        SD_BUS_PROPERTY("ThreadsMissed", "u", NULL, offsetof(Group, n_missed), 0),
         SD_BUS_PROPERTY("Counting", "b", property_get_bool, 0, 0),
         SD_BUS_PROPERTY("Mode", "i", property_get_mode, 0, 0),
         SD_BUS_PROPERTY("Events", "ai", property_get_events, 0, SD_BUS_VTABLE_PROPERTY_CONST),

@@ -90,7 +90,7 @@ static int get_members(sd_bus_message *m, Manager *manager, sd_bus_error *error,
                 return r;
         r = append_members(reply, g, first, max);
         if (r >= 0 && paged)
-                r = sd_bus_message_append(reply, "u", (uint32_t) (g->n_live + g->n_records));
+                r = sd_bus_message_append(reply, "uu", (uint32_t) (g->n_live + g->n_records), g->n_missed);
         if (r < 0)
                 return manager_bus_fail(m, manager, error, r, &t);
         return sd_bus_send(NULL, reply, NULL);

@@ -64,6 +64,9 @@ int manager_bus_fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, i
                         log_notice("Refused %s on thread %d of pid %d to pid %d uid %u: %s%s.", method, (int) t->tid,
                                    (int) t->pid, (int) t->caller.pid, (unsigned) t->caller.euid,
                                    access_verdict_reason(t->refusal), more);
+        } else if ((r == -EDQUOT || r == -ENFILE) && strcmp(method, "Inherit") == 0) {
+                /* A new thread over a limit: its group logs it once (manager_group_missed), and
+                 * ThreadsMissed counts it; a line per thread would be thousands. */
         } else if (r == -EPERM || r == -EACCES || r == -EDQUOT || r == -ENFILE) {
                 if (manager_log_budget(manager, t->caller.euid, more, sizeof(more)))
                         log_info("Refused %s on thread %d of pid %d to pid %d uid %u: %s%s.", method, (int) t->tid,
@@ -80,7 +83,7 @@ int manager_bus_fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, i
                 if (missed_find(manager->missed, t->pid, t->tid, &group, &why))
                         return sd_bus_error_setf(error, PMAPI_ERROR_NOT_ATTACHED, "Thread %d (pid %d) was created in "
                                                  "counting group %u, but pmapid could not count it: %s",
-                                                 (int) t->tid, (int) t->pid, group, strerror(-why));
+                                                 (int) t->tid, (int) t->pid, group, manager_miss_reason(why));
         }
         return bus_error_target(error, r, t->refusal, t->pid, t->tid);
 }
@@ -412,7 +415,7 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_RESULT("a(iisbax)", members, "u", dropped),
                                 method_get_group_members, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetGroupMembersPage", SD_BUS_ARGS("i", pid, "i", tid, "u", first, "u", max),
-                                SD_BUS_RESULT("a(iisbax)", members, "u", dropped, "u", total),
+                                SD_BUS_RESULT("a(iisbax)", members, "u", dropped, "u", total, "u", missed),
                                 method_get_group_members_page, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListContexts", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("a(iiuuisbo)", contexts),

@@ -190,13 +190,31 @@ static bool exits_from_watch(const Manager *m) {
         return m->event && m->fork_watch;
 }
 
+const char *manager_miss_reason(int error) {
+        switch (error) {
+        case -EDQUOT:
+                return "its owner is at its limit of contexts (MaxContextsPerUser)";
+        case -ENFILE:
+                return "pmapid is at its limit of contexts (MaxContexts) or out of file descriptors";
+        case -ENODEV:
+                return "the kernel refused its counters";
+        case -ESRCH:
+                return "it exited before it could be attached";
+        case -EPERM:
+        case -EACCES:
+                return "its owner may no longer count it (perf_event_paranoid)";
+        default:
+                return strerror(-error);
+        }
+}
+
 void manager_group_missed(Manager *m, Group *g, pid_t pid, pid_t tid, int pidfd, int error) {
         if (!missed_add(m->missed, pid, tid, pidfd, g->id, error))
                 return;                 /* the same thread, tried again */
         if (group_missed(g, error))
-                log_warning("Group %u (pid %d, uid %u): thread %d could not join it (%s); the group no longer "
+                log_warning("Group %u (pid %d, uid %u): thread %d could not join it: %s. The group no longer "
                             "counts all its threads, and says so (further misses are counted, not logged).",
-                            g->id, (int) g->pid, (unsigned) g->owner_uid, (int) tid, strerror(-error));
+                            g->id, (int) g->pid, (unsigned) g->owner_uid, (int) tid, manager_miss_reason(error));
 }
 
 void manager_group_released(Manager *m, Group *g) {
@@ -204,7 +222,7 @@ void manager_group_released(Manager *m, Group *g) {
         if (g->n_missed > 0)
                 log_info("Group %u (pid %d, uid %u) released: %u threads that should have joined it were not "
                          "counted (the first: %s).", g->id, (int) g->pid, (unsigned) g->owner_uid, g->n_missed,
-                         strerror(-g->missed_error));
+                         manager_miss_reason(g->missed_error));
 }
 
 void manager_thread_exited(pid_t pid, pid_t tid, uint64_t time_ns, void *userdata) {

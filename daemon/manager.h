@@ -84,6 +84,8 @@ int manager_adopt_fork_watch(Manager *m, const unsigned *cpus, const int *fds, s
 /* A thread (pinned by pidfd, or -1) that should have joined group g could not (error: a negative
  * errno): g counts the miss once and says it is partial; its first is logged, once per group. */
 void manager_group_missed(Manager *m, Group *g, pid_t pid, pid_t tid, int pidfd, int error);
+/* Why a thread could not be attached, in words (error: a negative errno). */
+const char *manager_miss_reason(int error);
 /* Before a group is freed: forgets its misses and logs how many there were. */
 void manager_group_released(Manager *m, Group *g);
 /* The fork watch's EXIT records and lost records (inherit.c hands them on): a context whose thread

@@ -92,7 +92,7 @@ int member_rows_fetch(pid_t pid, pid_t tid, MemberRows *ret) {
                 }
                 r = read_rows(reply, pid, tid, &m);
                 if (r >= 0)
-                        r = sd_bus_message_read(reply, "u", &total);
+                        r = sd_bus_message_read(reply, "uu", &total, &m.n_missed);
                 if (r < 0) {
                         member_rows_done(&m);
                         return r == -ENOMEM ? PM_ENOMEM : PM_EDAEMON;

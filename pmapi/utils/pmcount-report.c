@@ -200,6 +200,7 @@ static int write_text(const Report *r, FILE *f) {
         print_outcome(r, f);
         fprintf(f, "Counting mode:  %s\n", o->kernel ? "user, kernel" : "user");
         fprintf(f, "Threads:        %d%s\n", n_threads(r),
+                r->total.ginfo.flags.b.partial ? " (partial: threads pmapid could not count ran uncounted)" :
                 r->total.ginfo.flags.b.consistent ? "" : " (group inconsistent)");
         fprintf(f, "Elapsed time:   %.6f s\n\n", (double) r->elapsed_ns / 1e9);
         k = text_events(r, f);
@@ -213,6 +214,8 @@ static int write_text(const Report *r, FILE *f) {
                 fprintf(f, "\nThreads (%zu", r->rows.n_rows);
                 if (r->rows.n_dropped > 0)
                         fprintf(f, "; %u more exited without a row, past pmapid's bound", r->rows.n_dropped);
+                if (r->rows.n_missed > 0)
+                        fprintf(f, "; %u not counted at all: pmapid's limits", r->rows.n_missed);
                 fputs("):\n", f);
                 k = text_threads(r, f);
                 if (k < 0)
@@ -261,6 +264,7 @@ static int write_csv(const Report *r, FILE *f) {
         csv_row(&w, "command", NULL, "kernel_mode", NULL, r->options->kernel);
         csv_row(&w, "group", NULL, "threads", NULL, n_threads(r));
         csv_row(&w, "group", NULL, "consistent", NULL, r->total.ginfo.flags.b.consistent);
+        csv_row(&w, "group", NULL, "partial", NULL, r->total.ginfo.flags.b.partial);
         for (int c = 0; c < MAX_COUNTERS; c++)
                 if (counter_used(r, c))
                         csv_row(&w, "event", NULL, event_name(r, c, id), event_status(r, c), r->total.accu[c]);
@@ -268,6 +272,7 @@ static int write_csv(const Report *r, FILE *f) {
                 csv_row(&w, "rusage", NULL, u[i].json_name, NULL, u[i].value);
         if (r->have_rows) {
                 csv_row(&w, "group", NULL, "rows_dropped", NULL, r->rows.n_dropped);
+                csv_row(&w, "group", NULL, "threads_missed", NULL, r->rows.n_missed);
                 for (size_t i = 0; i < r->rows.n_rows; i++)
                         for (int c = 0; c < MAX_COUNTERS; c++)
                                 if (counter_used(r, c))
@@ -317,6 +322,7 @@ static int write_json(const Report *r, FILE *f) {
         json_int(&w, "elapsed_ns", (long long) r->elapsed_ns);
         json_int(&w, "threads", n_threads(r));
         json_bool(&w, "consistent", r->total.ginfo.flags.b.consistent);
+        json_bool(&w, "partial", r->total.ginfo.flags.b.partial);
         json_open_array(&w, "events");
         for (int c = 0; c < MAX_COUNTERS; c++) {
                 if (!counter_used(r, c))
@@ -349,6 +355,7 @@ static int write_json(const Report *r, FILE *f) {
                 }
                 json_close_array(&w);
                 json_int(&w, "rows_dropped", r->rows.n_dropped);
+                json_int(&w, "threads_missed", r->rows.n_missed);
         }
         json_close_object(&w);
         return json_writer_finish(&w);

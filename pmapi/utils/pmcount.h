@@ -43,6 +43,7 @@ typedef struct MemberRows {
         MemberRow *rows;
         size_t n_rows, n_allocated;
         uint32_t n_dropped;             /* exited members pmapid kept no row for */
+        uint32_t n_missed;              /* threads that could not join: they ran uncounted */
 } MemberRows;
 
 /* Asks pmapid (GetGroupMembersPage, page after page) for every member of the group of thread tid of process pid, and

@@ -1,7 +1,11 @@
 /* bench-groups.c: the cost of pm_get_data_mygroup against the number of live members (1, 10, 100,
- * 1,000 threads that inherited the group of the main thread, 2 software events each), next to the
- * raw floor measured in the same run: one read() of each of N identical perf groups opened here on
- * the same threads. pm_get_data_mythread is shown for reference. Prints numbers; asserts nothing. */
+ * 1,000 and 10,000 threads that inherited the group of the main thread, one software event each, so
+ * that 10,000 fit in pmapid's fds here), next to the raw floor measured in the same run: one read()
+ * of each of N identical perf counters opened here on the same threads. pm_get_data_mythread (one
+ * member, the same bus round trip) is shown for reference, and "per member" is what each member
+ * beyond it costs against one raw read: (group - mythread) / (N - 1) over raw / N. Thread creation:
+ * pthread_create until the thread runs, per thread, with the group (Inherit) and without any
+ * context. Prints numbers; asserts nothing. */
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -43,31 +47,26 @@ static pid_t *member_tids;
                 bench_median(_t, N_READS);                                                         \
         })
 
-/* The group pmapid opens for PM_USER with PM_PAGE_FLT + PM_MINOR_FLT, counting from the start. */
-static int raw_group_open(pid_t tid, int fds[2]) {
+/* The group pmapid opens for PM_USER with PM_PAGE_FLT, counting from the start. */
+static int raw_group_open(pid_t tid, int *fd) {
         struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
                                      .config = PERF_COUNT_SW_PAGE_FAULTS, .exclude_kernel = 1, .exclude_hv = 1,
                                      .read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
                                                     PERF_FORMAT_TOTAL_TIME_RUNNING };
-        fds[0] = (int) syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-        a.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
-        fds[1] = fds[0] < 0 ? -1 : (int) syscall(SYS_perf_event_open, &a, tid, -1, fds[0], PERF_FLAG_FD_CLOEXEC);
-        return fds[0] >= 0 && fds[1] >= 0 ? 0 : -1;
+        *fd = (int) syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+        return *fd >= 0 ? 0 : -1;
 }
 
-static void raw_group_close(int fds[2]) {
-        if (fds[1] >= 0)
-                close(fds[1]);
-        if (fds[0] >= 0)
-                close(fds[0]);
-}
-
-static void read_all(int (*fds)[2], int n) {
-        uint64_t buf[5];
+static void read_all(int *fds, int n) {
+        uint64_t buf[4];
 
         for (int i = 0; i < n; i++)
-                (void) !read(fds[i][0], buf, sizeof(buf));
+                (void) !read(fds[i], buf, sizeof(buf));
 }
+
+/* Creates n threads and waits until each runs; returns the ns per thread. Members hold until
+ * release_members(). */
+static long long create_threads(pthread_t *threads, int n, int *created);
 
 /* Runs after Inherit (libpmapi calls it before the start routine): a member already. */
 static void *member(void *arg) {
@@ -88,12 +87,48 @@ static void release_members(void) {
         pthread_mutex_unlock(&lock);
 }
 
+static long long create_threads(pthread_t *threads, int n, int *created) {
+        pthread_attr_t attr;
+        long long start = bench_now_ns();
+
+        n_ready = 0;
+        released = false;
+        *created = 0;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 64 * 1024);
+        for (; *created < n; (*created)++)
+                if (pthread_create(&threads[*created], &attr, member, (void *) (intptr_t) (*created + 1)) != 0)
+                        break;
+        pthread_attr_destroy(&attr);
+        pthread_mutex_lock(&lock);
+        while (n_ready < *created)
+                pthread_cond_wait(&changed, &lock);
+        pthread_mutex_unlock(&lock);
+        return n > 0 ? (bench_now_ns() - start) / n : 0;
+}
+
+/* Thread creation with no context anywhere, per thread. */
+static long long plain_create_ns(int n) {
+        pthread_t *threads = calloc(n > 0 ? n : 1, sizeof(pthread_t));
+        int created;
+        long long ns;
+
+        if (!threads)
+                return -1;
+        ns = create_threads(threads, n, &created);
+        release_members();
+        for (int i = 0; i < created; i++)
+                (void) pthread_join(threads[i], NULL);
+        free(threads);
+        return created == n ? ns : -1;
+}
+
 /* One row: n members (the main thread and n-1 threads it creates). Returns 0 or -1. */
 static int measure_members(const pm_prog_t *prog, int n) {
         pthread_t *threads = calloc(n, sizeof(pthread_t));
-        int (*fds)[2] = calloc(n, sizeof(*fds));
+        int *fds = calloc(n, sizeof(int));
         int n_threads = 0, n_raw = 0, r = -1;
-        long long grp = 0, raw = 0, mine = 0, setup_ns;
+        long long grp = 0, raw = 0, mine = 0, setup_ns, plain_ns;
         pm_prog_t p = *prog;
         pm_data_t d = {}, gd = {};
 
@@ -101,29 +136,19 @@ static int measure_members(const pm_prog_t *prog, int n) {
         if (!threads || !fds || !member_tids)
                 goto out;
         member_tids[0] = gettid();
-        n_ready = 0;
-        released = false;
+        plain_ns = plain_create_ns(n - 1);
         if (pm_set_program_mygroup(&p) != 0) {
                 fprintf(stderr, "pm_set_program_mygroup failed\n");
                 goto out;
         }
-        setup_ns = bench_now_ns();
-        for (; n_threads < n - 1; n_threads++)
-                if (pthread_create(&threads[n_threads], NULL, member, (void *) (intptr_t) (n_threads + 1)) != 0)
-                        break;
-        pthread_mutex_lock(&lock);
-        while (n_ready < n_threads)
-                pthread_cond_wait(&changed, &lock);
-        pthread_mutex_unlock(&lock);
-        setup_ns = bench_now_ns() - setup_ns;
+        setup_ns = create_threads(threads, n - 1, &n_threads);
         if (n_threads < n - 1) {
                 fprintf(stderr, "only %d of %d threads created\n", n_threads, n - 1);
                 goto teardown;
         }
         for (; n_raw < n; n_raw++)
-                if (raw_group_open(member_tids[n_raw], fds[n_raw]) < 0) {
-                        fprintf(stderr, "raw perf group %d on thread %d: %m\n", n_raw, (int) member_tids[n_raw]);
-                        raw_group_close(fds[n_raw]);
+                if (raw_group_open(member_tids[n_raw], &fds[n_raw]) < 0) {
+                        fprintf(stderr, "raw perf counter %d on thread %d: %m\n", n_raw, (int) member_tids[n_raw]);
                         goto teardown;
                 }
 
@@ -137,14 +162,15 @@ static int measure_members(const pm_prog_t *prog, int n) {
         printf("%8d %8d %13.1f %13.1f %8.1fx %13.1f ", n, gd.ginfo.members, grp / 1e3, raw / 1e3,
                (double) grp / raw, mine / 1e3);
         if (n > 1)
-                printf("%13.1f %s\n", (double) setup_ns / (n - 1) / 1e3, gd.ginfo.flags.b.consistent ? "yes" : "no");
+                printf("%9.2fx %11.1f %11.1f %s\n", ((double) (grp - mine) / (n - 1)) / ((double) raw / n),
+                       setup_ns / 1e3, plain_ns / 1e3, gd.ginfo.flags.b.consistent ? "yes" : "no");
         else
-                printf("%13s %s\n", "-", gd.ginfo.flags.b.consistent ? "yes" : "no");
+                printf("%10s %11s %11s %s\n", "-", "-", "-", gd.ginfo.flags.b.consistent ? "yes" : "no");
         r = 0;
 
 teardown:
         for (int i = 0; i < n_raw; i++)
-                raw_group_close(fds[i]);
+                close(fds[i]);
         if (pm_delete_program_mygroup() != 0)
                 fprintf(stderr, "pm_delete_program_mygroup failed\n");
         release_members();
@@ -161,13 +187,13 @@ out:
 
 int main(void) {
         static const char *const args[] = { "--max-contexts-per-user=100000", NULL };
-        static const int sizes[] = { 1, 10, 100, 1000 };
+        static const int sizes[] = { 1, 10, 100, 1000, 10000 };
         BusFixture fixture;
         struct rlimit rl;
         pm_prog_t prog;
         int r = 0;
 
-        /* Raw groups cost 2 fds each here; pmapid, started below, inherits the raised limit too. */
+        /* Raw counters cost an fd each here; pmapid, started below, inherits the raised limit too. */
         if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
                 rl.rlim_cur = rl.rlim_max;
                 (void) setrlimit(RLIMIT_NOFILE, &rl);
@@ -179,11 +205,13 @@ int main(void) {
                 (void) bus_fixture_stop(&fixture);
                 return 1;
         }
-        printf("# pm_get_data_mygroup vs members (PM_PAGE_FLT + PM_MINOR_FLT each), median of %d after %d;\n"
-               "# raw: one read() of each member's perf group, opened here; 'inherit': create+Inherit per thread\n",
+        prog.events[1] = COUNT_NOTHING;                 /* one fd a member: 10,000 fit */
+        printf("# pm_get_data_mygroup vs members (PM_PAGE_FLT each), median of %d after %d; raw: one read()\n"
+               "# of each member's counter, opened here; per member: (group - mythread) / (N - 1) over raw / N;\n"
+               "# create us: pthread_create until the thread runs, per thread, in the group (Inherit) / plain\n",
                N_READS, N_WARM);
-        printf("%8s %8s %13s %13s %9s %13s %13s %s\n", "members", "ginfo", "group read us", "N raw us", "ratio",
-               "mythread us", "inherit us", "consistent");
+        printf("%8s %8s %13s %13s %9s %13s %10s %11s %11s %s\n", "members", "ginfo", "group read us", "N raw us",
+               "ratio", "mythread us", "per member", "create us", "plain us", "consistent");
         for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]) && r == 0; s++)
                 r = measure_members(&prog, sizes[s]);
         if (bus_fixture_stop(&fixture) != 0)

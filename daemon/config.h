@@ -1,8 +1,8 @@
 /* config.h: pmapid's configuration file (GKeyFile), sysconfdir/pmapi/pmapid.conf by default:
  *
  *   [Limits]
- *   MaxContextsPerUser=512     contexts one uid may own
- *   MaxContexts=2211           contexts of all users together (default: what the fd limit allows)
+ *   MaxContextsPerUser=N       contexts one uid but root may own (default: half the counter budget)
+ *   MaxContexts=N              contexts of all users together (default: the counter budget)
  *
  * GError stops here: errors come back as negative errnos with one log line. */
 #pragma once

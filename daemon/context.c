@@ -15,11 +15,17 @@
 #include "clock.h"
 #include "context.h"
 #include "group.h"
+#include "local-share.h"
 #include "macro.h"
 #include "perf-syscall.h"
 
 int context_new(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
                 uid_t owner_uid, const Program *program, int pidfd, Context **ret) {
+        return context_new_with(backend, events, pid, tid, owner_uid, program, pidfd, false, ret);
+}
+
+int context_new_with(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
+                     uid_t owner_uid, const Program *program, int pidfd, bool private_leader, Context **ret) {
         Context *c;
         int r;
 
@@ -32,10 +38,12 @@ int context_new(const CounterBackend *backend, const EventTable *events, pid_t p
         c->program = *program;
         c->backend = backend;
         c->pidfd = -1;
+        c->local_memfd = -1;
+        c->private_leader = private_leader;
         program_encode(program, events, &c->encoding);
 
-        r = backend->open(&(CounterTarget) { .tid = tid, .cpu = -1 }, c->encoding.attrs, c->encoding.n_events,
-                          &c->counters);
+        r = backend->open(&(CounterTarget) { .tid = tid, .cpu = -1, .private_leader = private_leader },
+                          c->encoding.attrs, c->encoding.n_events, &c->counters);
         if (r < 0)
                 goto fail;
         if (program_counts_on_start(program)) {
@@ -57,7 +65,8 @@ int context_adopt(const CounterBackend *backend, const EventTable *events, pid_t
 
         if (!c)
                 return -ENOMEM;
-        *c = (Context) { .pid = pid, .tid = tid, .owner_uid = owner_uid, .program = *program, .backend = backend };
+        *c = (Context) { .pid = pid, .tid = tid, .owner_uid = owner_uid, .program = *program, .backend = backend,
+                         .local_memfd = -1 };
         program_encode(program, events, &c->encoding);
         c->counters = counters;
         c->pidfd = pidfd;
@@ -78,6 +87,7 @@ const char *context_origin_to_string(ContextOrigin o) {
 Context *context_free(Context *c) {
         if (!c)
                 return NULL;
+        local_share_close(c);           /* the thread's handle says so before the counters go */
         sd_event_source_disable_unref(c->exit_source);
         if (c->counters)
                 c->backend->close(c->counters);

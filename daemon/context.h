@@ -67,12 +67,20 @@ typedef struct Context {
         uint64_t attached_ns;           /* CLOCK_MONOTONIC: an exit record older than this is another's */
         sd_event_source *exit_source;
         size_t group_slot;              /* its index in group->live, while in a group */
+        /* Local reads (local-page.h): the counters have a private leader, and once the thread asked
+         * (OpenLocal) a page it maps. */
+        bool private_leader;
+        int local_memfd;                /* -1 until the thread asked */
+        struct LocalPage *local_page;   /* pmapid's writable map of it; NULL until then */
 } Context;
 
 /* Opens the counters (they start at 0) and starts them if the program's count bit is set.
  * Takes ownership of pidfd on success only. */
 int context_new(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
                 uid_t owner_uid, const Program *program, int pidfd, Context **ret);
+/* The same with a private leader (counter.h) when private_leader: the thread may read locally. */
+int context_new_with(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
+                     uid_t owner_uid, const Program *program, int pidfd, bool private_leader, Context **ret);
 /* A context around counters another image of pmapid opened for this program (handover.h): nothing
  * is switched; the caller restores the state fields. Takes counters and pidfd on success. */
 int context_adopt(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid, uid_t owner_uid,

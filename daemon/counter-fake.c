@@ -148,6 +148,11 @@ static int fake_adopt(const int *fds, size_t n, size_t n_events, CounterGroup **
         return -EBADF;
 }
 
+static int fake_sibling_fd(CounterGroup *g) {
+        (void) g;
+        return -1;                      /* no fd to hand: no local reads over the fake backend */
+}
+
 const CounterBackend counter_backend_fake = {
         .name = "fake",
         .open = fake_open,
@@ -158,4 +163,5 @@ const CounterBackend counter_backend_fake = {
         .close = fake_close,
         .fds = fake_fds,
         .adopt = fake_adopt,
+        .sibling_fd = fake_sibling_fd,
 };

@@ -16,6 +16,7 @@
 #include "pmapi.h"
 
 struct CounterGroup {
+        int leader;                     /* a private dummy leader (counter.h), or -1: fds[0] leads */
         int fds[MAX_COUNTERS];
         size_t n;
 };
@@ -25,7 +26,28 @@ static void perf_close(CounterGroup *g) {
                 return;
         for (size_t i = g->n; i > 0; i--)       /* members before the leader */
                 close(g->fds[i - 1]);
+        if (g->leader >= 0)
+                close(g->leader);
         free(g);
+}
+
+static int leader_of(const CounterGroup *g) {
+        return g->leader >= 0 ? g->leader : g->fds[0];
+}
+
+/* A software dummy: counts nothing, so the group reads it first as 0. */
+static int open_private_leader(const CounterTarget *t, const struct perf_event_attr *first) {
+        struct perf_event_attr a = {
+                .size = sizeof(a),
+                .type = PERF_TYPE_SOFTWARE,
+                .config = PERF_COUNT_SW_DUMMY,
+                .disabled = 1,
+                .exclude_hv = 1,
+                .read_format = first->read_format,
+        };
+        int fd = sys_perf_event_open(&a, t->tid, t->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+        return fd < 0 ? -errno : fd;
 }
 DEFINE_FREEP(CounterGroup, perf_close);
 
@@ -38,12 +60,22 @@ static int perf_open(const CounterTarget *t, const struct perf_event_attr *attrs
         g = calloc(1, sizeof(*g));
         if (!g)
                 return -ENOMEM;
+        g->leader = -1;
+        if (t->private_leader) {
+                int fd = open_private_leader(t, &attrs[0]);
+                if (fd < 0)
+                        return fd;
+                g->leader = fd;
+        }
         for (size_t i = 0; i < n; i++) {
                 struct perf_event_attr a = attrs[i];
                 int fd;
 
                 a.inherit = t->inherit;
-                fd = sys_perf_event_open(&a, t->tid, t->cpu, i == 0 ? -1 : g->fds[0], PERF_FLAG_FD_CLOEXEC);
+                if (g->leader >= 0)
+                        a.disabled = 0;         /* the leader switches the group */
+                fd = sys_perf_event_open(&a, t->tid, t->cpu, i == 0 && g->leader < 0 ? -1 : leader_of(g),
+                                         PERF_FLAG_FD_CLOEXEC);
                 if (fd < 0)
                         return -errno;
                 g->fds[g->n++] = fd;
@@ -53,7 +85,7 @@ static int perf_open(const CounterTarget *t, const struct perf_event_attr *attrs
 }
 
 static int perf_ioctl(CounterGroup *g, unsigned long request) {
-        return ioctl(g->fds[0], request, PERF_IOC_FLAG_GROUP) < 0 ? -errno : 0;
+        return ioctl(leader_of(g), request, PERF_IOC_FLAG_GROUP) < 0 ? -errno : 0;
 }
 
 static int perf_enable(CounterGroup *g) {
@@ -69,30 +101,34 @@ static int perf_reset(CounterGroup *g) {
 }
 
 /* One read() of fd with PERF_FORMAT_GROUP into buf: nr, time_enabled, time_running, values. */
-static int read_group(int fd, uint64_t buf[3 + MAX_COUNTERS], size_t min_values) {
-        ssize_t l = read(fd, buf, sizeof(uint64_t) * (3 + MAX_COUNTERS));
+static int read_group(int fd, uint64_t buf[3 + MAX_COUNTERS + 1], size_t min_values) {
+        ssize_t l = read(fd, buf, sizeof(uint64_t) * (3 + MAX_COUNTERS + 1));
 
         if (l < 0)
                 return -errno;
-        if ((size_t) l < sizeof(uint64_t) * (3 + min_values) || buf[0] < min_values || buf[0] > MAX_COUNTERS)
+        if ((size_t) l < sizeof(uint64_t) * (3 + min_values) || buf[0] < min_values || buf[0] > MAX_COUNTERS + 1)
                 return -EIO;
         return 0;
 }
 
 static int perf_read(CounterGroup *g, uint64_t *values, size_t n) {
-        uint64_t buf[3 + MAX_COUNTERS];
+        uint64_t buf[3 + MAX_COUNTERS + 1];
+        size_t first = g->leader >= 0;          /* the private leader's value comes first */
         int r;
 
         if (n != g->n)
                 return -EINVAL;
-        r = read_group(g->fds[0], buf, 1);
+        r = read_group(leader_of(g), buf, 1);
         if (r < 0)
                 return r;
-        if (buf[0] == n) {
+        /* Exactly the group pmapid opened: a count it cannot attribute is never reported. */
+        if (buf[0] == n + first) {
                 for (size_t i = 0; i < n; i++)
-                        values[i] = buf[3 + i];
+                        values[i] = buf[3 + first + i];
                 return 0;
         }
+        if (first)
+                return -EIO;
         /* The kernel broke the group up (its CPU went offline: each event is alone now, with its
          * last count): each one reads its own value. */
         values[0] = buf[3];
@@ -105,10 +141,19 @@ static int perf_read(CounterGroup *g, uint64_t *values, size_t n) {
         return 0;
 }
 
+/* The private leader first, when there is one. */
 static size_t perf_fds(CounterGroup *g, int *ret, size_t max) {
-        for (size_t i = 0; i < g->n && i < max; i++)
-                ret[i] = g->fds[i];
-        return g->n;
+        size_t k = 0;
+
+        if (g->leader >= 0 && k < max)
+                ret[k++] = g->leader;
+        for (size_t i = 0; i < g->n && k < max; i++)
+                ret[k++] = g->fds[i];
+        return g->n + (g->leader >= 0);
+}
+
+static int perf_sibling_fd(CounterGroup *g) {
+        return g->leader >= 0 ? g->fds[0] : -1;
 }
 
 /* A perf fd is an anonymous inode named "[perf_event]": anything else handed over is refused. */
@@ -124,10 +169,12 @@ static bool is_perf_fd(int fd) {
         return strcmp(target, "anon_inode:[perf_event]") == 0;
 }
 
+/* n_events fds, or n_events + 1 with the private leader first. */
 static int perf_adopt(const int *fds, size_t n, size_t n_events, CounterGroup **ret) {
+        size_t first = n == n_events + 1;
         CounterGroup *g;
 
-        if (n == 0 || n > MAX_COUNTERS || n != n_events)
+        if (n_events == 0 || n_events > MAX_COUNTERS || (n != n_events && !first))
                 return -EINVAL;
         for (size_t i = 0; i < n; i++)
                 if (!is_perf_fd(fds[i]))
@@ -135,9 +182,10 @@ static int perf_adopt(const int *fds, size_t n, size_t n_events, CounterGroup **
         g = calloc(1, sizeof(*g));
         if (!g)
                 return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                g->fds[i] = fds[i];
-        g->n = n;
+        g->leader = first ? fds[0] : -1;
+        for (size_t i = 0; i < n_events; i++)
+                g->fds[i] = fds[first + i];
+        g->n = n_events;
         *ret = g;
         return 0;
 }
@@ -152,4 +200,5 @@ const CounterBackend counter_backend_perf = {
         .close = perf_close,
         .fds = perf_fds,
         .adopt = perf_adopt,
+        .sibling_fd = perf_sibling_fd,
 };

@@ -18,6 +18,10 @@ typedef struct CounterTarget {
         pid_t tid;
         int cpu;
         bool inherit;
+        /* The group's leader is a dummy event that only pmapid holds, and every counter a sibling:
+         * a sibling may be handed to the thread for local reads (local-page.h), and cannot be used
+         * to add events to the group. */
+        bool private_leader;
 } CounterTarget;
 
 typedef struct CounterBackend {
@@ -38,6 +42,9 @@ typedef struct CounterBackend {
          * takes them on success. -EBADF if one is not a counter of this backend, -EINVAL if they do
          * not make n_events counters. */
         int (*adopt)(const int *fds, size_t n, size_t n_events, CounterGroup **ret);
+        /* The fd to hand a thread for local reads: the first counter of a group with a private
+         * leader; -1 otherwise. Stays the group's. */
+        int (*sibling_fd)(CounterGroup *g);
 } CounterBackend;
 
 extern const CounterBackend counter_backend_perf;

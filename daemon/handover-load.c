@@ -180,6 +180,7 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
                 return;
         }
         TAKE_FD(pidfd);
+        c->private_leader = m->backend->sibling_fd(c->counters) >= 0;
         c->thread_ino = thread_ino;
         c->attached_ns = attached_ns;
         c->target_uid = target;

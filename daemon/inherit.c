@@ -71,6 +71,7 @@ static int attach_inheritance(Manager *m, const Inheritance *in, pid_t pid, pid_
                 .program = in->program,
                 .group = in->group,
                 .counting = in->counting,
+                .local = !in->group,            /* the new thread is its own client */
         };
         Context *c;
         int r;
@@ -171,8 +172,11 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
         Context *c;
         int r;
 
+        c = g_hash_table_lookup(m->threads, GINT_TO_POINTER(tid));
+        if (c && c->pid == pid && c->attached_ns >= time_ns)
+                return;         /* its library was quicker: this thread's context, alive or not yet released */
         if (manager_lookup(m, tid))
-                return;                         /* its library was quicker */
+                return;
         if (inheritance_for(m, pid, ppid, ptid, time_ns, &in) < 0)
                 return;
         r = thread_pin(pid, tid, &pidfd);

@@ -274,6 +274,12 @@ static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
         r = sd_bus_message_append(reply, "t", now_monotonic_ns());
         if (r < 0)
                 return r;
+        /* Whether OpenLocal would hand this caller the context (manager-dbus-local.c): libpmapi
+         * asks only then, so that a futile call never lands in what a thread counts. */
+        r = sd_bus_message_append(reply, "b", (int) (t.refusal == ACCESS_SELF && c->owner_uid == t.caller.euid &&
+                                                     !c->group && c->private_leader));
+        if (r < 0)
+                return r;
         return sd_bus_send(NULL, reply, NULL);
 }
 
@@ -375,8 +381,11 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("ResetData", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
                                 method_reset_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetData", SD_BUS_ARGS("i", pid, "i", tid),
-                                SD_BUS_RESULT("ax", data, "t", timestamp_ns),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "b", local),
                                 method_get_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("OpenLocal", SD_BUS_ARGS("i", pid, "i", tid),
+                                SD_BUS_RESULT("h", counter, "h", page),
+                                method_open_local, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetGroupProgram",
                                 SD_BUS_ARGS("i", pid, "i", tid, "i", mode, "ai", events),
                                 SD_BUS_NO_RESULT, method_set_group_program, SD_BUS_VTABLE_UNPRIVILEGED),

@@ -50,5 +50,7 @@ int method_get_group_members(sd_bus_message *m, void *userdata, sd_bus_error *er
 /* The rows a page at a time: at most MEMBERS_PAGE_MAX. */
 #define MEMBERS_PAGE_MAX 1024
 int method_get_group_members_page(sd_bus_message *m, void *userdata, sd_bus_error *error);
+/* A thread's own counters for reads in process (manager-dbus-local.c). */
+int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* The admin's list of contexts (manager-dbus-list.c). */
 int method_list_contexts(sd_bus_message *m, void *userdata, sd_bus_error *error);

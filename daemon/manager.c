@@ -15,6 +15,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "local-share.h"
 #include "manager-comm.h"
 
 unsigned manager_fd_budget(void) {
@@ -123,9 +124,37 @@ static void release_group_if_empty(Manager *m, Group *g) {
         }
 }
 
-/* The fds a context holds: one per counter, and its pidfd if it keeps one. */
+/* The fds a context holds: one per counter, its pidfd if it keeps one, the private leader and the
+ * local page of a thread that reads in process. */
 static unsigned context_fds(const Context *c) {
-        return (unsigned) c->encoding.n_events + (c->pidfd >= 0);
+        return (unsigned) c->encoding.n_events + (c->pidfd >= 0) + c->private_leader + (c->local_memfd >= 0);
+}
+
+int manager_open_local(Manager *m, Context *c, int *ret_memfd) {
+        bool new_page = c->local_memfd < 0;
+        int r;
+
+        if (!c->private_leader)
+                return -EOPNOTSUPP;
+        if (new_page && m->fds_used + 1 > m->fd_budget)
+                return -ENFILE;
+        r = local_share_open(c, ret_memfd);
+        if (r >= 0 && new_page)
+                m->fds_used++;
+        return r;
+}
+
+void manager_close_local(Manager *m) {
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, m->threads);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                Context *c = value;
+                if (c->local_memfd >= 0)
+                        m->fds_used -= MIN(m->fds_used, 1u);
+                local_share_close(c);
+        }
 }
 
 static void remove_context(Manager *m, Context *c) {
@@ -350,7 +379,7 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
                 return -EDQUOT;
         program_encode(spec->program, m->events, &encoding);
         if (manager_n_contexts(m) >= m->max_contexts ||
-            m->fds_used + encoding.n_events + (exits_from_watch(m) ? 0 : 1) > m->fd_budget)
+            m->fds_used + encoding.n_events + (exits_from_watch(m) ? 0 : 1) + spec->local > m->fd_budget)
                 return -ENFILE;
         /* Watching exits before the thread is checked alive below: an exit after that check is seen. */
         if (exits_from_watch(m))
@@ -358,7 +387,7 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
 
         /* Opened stopped, joined, then switched on: never counts while the group state says off. */
         initial.mode &= ~(uint32_t) PM_COUNT;
-        r = context_new(m->backend, m->events, pid, tid, spec->owner_uid, &initial, pidfd, &c);
+        r = context_new_with(m->backend, m->events, pid, tid, spec->owner_uid, &initial, pidfd, spec->local, &c);
         if (r == -ENOMEM)
                 return r;
         if (r == -EMFILE || r == -ENFILE)
@@ -462,6 +491,7 @@ int manager_set_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, 
                 .origin = CONTEXT_SET_PROGRAM,
                 .program = program,
                 .counting = program_counts_on_start(program),
+                .local = pid == caller->pid,    /* its own process: the thread may read it in process */
         };
         r = manager_attach(m, &spec, pid, tid, pidfd, NULL);
         if (r < 0)

@@ -88,6 +88,11 @@ void manager_group_missed(Manager *m, Group *g, pid_t pid, pid_t tid, int pidfd,
 const char *manager_miss_reason(int error);
 /* Before a group is freed: forgets its misses and logs how many there were. */
 void manager_group_released(Manager *m, Group *g);
+/* Local reads (local-share.h): the page of c, made on first use, its fd counted in the budget.
+ * -EOPNOTSUPP for a context made without a private leader, -ENFILE out of fds. */
+int manager_open_local(Manager *m, Context *c, int *ret_memfd);
+/* Every context's page invalidated and closed (before a re-exec or a hand-over). */
+void manager_close_local(Manager *m);
 /* The fork watch's EXIT records and lost records (inherit.c hands them on): a context whose thread
  * exited is released as at a pidfd's exit; after lost records, a sweep finds the dead ones. */
 void manager_thread_exited(pid_t pid, pid_t tid, uint64_t time_ns, void *userdata);
@@ -160,6 +165,7 @@ typedef struct AttachSpec {
         const Program *program;
         Group *group;                   /* NULL, or the group it joins */
         bool counting;                  /* its own state */
+        bool local;                     /* its thread may read it in process (a private leader) */
 } AttachSpec;
 
 /* The euid of thread tid for the admin's view (the caller's own for a first-party call). */

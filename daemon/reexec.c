@@ -77,6 +77,8 @@ void reexec_quiesce(Manager *m, sd_bus *bus) {
         drain(m, bus);
         if (m->fork_watch)
                 fork_watch_flush(m->fork_watch);
+        /* Threads reading in process fall back to the bus, then ask the next pmapid for new pages. */
+        manager_close_local(m);
 }
 
 int reexec_resume(Manager *m, sd_bus *bus) {

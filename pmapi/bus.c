@@ -20,6 +20,7 @@
 #include "bus-names.h"
 #include "bus.h"
 #include "error-map.h"
+#include "local.h"
 #include "macro.h"
 #include "pmapi.h"
 
@@ -59,6 +60,7 @@ static void own_set_by_page(void) {
 static void atfork_child(void) {
         pthread_mutex_unlock(&bus_lock);
         own_set_by_page();
+        local_forget_after_fork();      /* its handle reads the parent's thread */
 }
 
 __attribute__((constructor)) static void bus_register_fork_handlers(void) {

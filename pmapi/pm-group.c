@@ -32,7 +32,7 @@ int pm_reset_data_group(pid_t pid, tid_t tid) {
 }
 
 int pm_get_tdata_group(pid_t pid, tid_t tid, pm_data_t *data, timebasestruct_t *time) {
-        return call_get_data("GetGroupData", TARGET(pid, tid), /* group= */ true, data, time);
+        return call_get_data("GetGroupData", TARGET(pid, tid), /* group= */ true, data, time, NULL);
 }
 
 int pm_get_data_group(pid_t pid, tid_t tid, pm_data_t *data) {

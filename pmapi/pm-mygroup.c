@@ -2,11 +2,15 @@
  * calling thread is the group's "calling thread" of AIX's rules: a group start or reset acts on it
  * as well as on the group (pm_start_mygroup(3)). */
 #include "inherit.h"
+#include "local.h"
 #include "pmapi.h"
 #include "reply.h"
 
 int pm_set_program_mygroup(pm_prog_t *prog) {
-        int r = call_set_program("SetGroupProgram", target_self(), prog);
+        int r;
+
+        local_drop();                   /* a member reads over the bus */
+        r = call_set_program("SetGroupProgram", target_self(), prog);
 
         if (r == 0) {
                 bool inherits = !(prog->mode.w & PM_NO_INHERIT);
@@ -21,7 +25,10 @@ int pm_get_program_mygroup(pm_prog_t *prog) {
 }
 
 int pm_delete_program_mygroup(void) {
-        int r = call_simple("DeleteGroupProgram", target_self());
+        int r;
+
+        local_drop();
+        r = call_simple("DeleteGroupProgram", target_self());
 
         if (r == 0) {
                 inherit_note_thread(false);
@@ -43,7 +50,7 @@ int pm_reset_data_mygroup(void) {
 }
 
 int pm_get_tdata_mygroup(pm_data_t *data, timebasestruct_t *time) {
-        return call_get_data("GetGroupData", target_self(), /* group= */ true, data, time);
+        return call_get_data("GetGroupData", target_self(), /* group= */ true, data, time, NULL);
 }
 
 int pm_get_data_mygroup(pm_data_t *data) {

@@ -1,11 +1,16 @@
 /* pm-mythread.c: the first-party calls on the calling thread (_mythread). Each is one call to
- * pmapid with (getpid(), gettid()) as the target; pmapid checks that the thread is the caller's. */
+ * pmapid with (getpid(), gettid()) as the target; pmapid checks that the thread is the caller's.
+ * Reads are local where pmapid hands the thread its counters (local.h). */
 #include "inherit.h"
+#include "local.h"
 #include "pmapi.h"
 #include "reply.h"
 
 int pm_set_program_mythread(pm_prog_t *prog) {
-        int r = call_set_program("SetProgram", target_self(), prog);
+        int r;
+
+        local_drop();
+        r = call_set_program("SetProgram", target_self(), prog);
 
         if (r == 0)
                 inherit_note_thread(!(prog->mode.w & PM_NO_INHERIT));
@@ -17,7 +22,10 @@ int pm_get_program_mythread(pm_prog_t *prog) {
 }
 
 int pm_delete_program_mythread(void) {
-        int r = call_simple("DeleteProgram", target_self());
+        int r;
+
+        local_drop();
+        r = call_simple("DeleteProgram", target_self());
 
         if (r == 0)
                 inherit_note_thread(false);
@@ -37,7 +45,15 @@ int pm_reset_data_mythread(void) {
 }
 
 int pm_get_tdata_mythread(pm_data_t *data, timebasestruct_t *time) {
-        return call_get_data("GetData", target_self(), /* group= */ false, data, time);
+        bool local = false;
+        int r;
+
+        if (data && local_read(data, time) == 0)
+                return 0;
+        r = call_get_data("GetData", target_self(), /* group= */ false, data, time, &local);
+        if (r == 0 && local)
+                local_try_open();
+        return r;
 }
 
 int pm_get_data_mythread(pm_data_t *data) {

@@ -29,7 +29,7 @@ int pm_reset_data(void) {
 }
 
 int pm_get_tdata(pm_data_t *data, timebasestruct_t *time) {
-        return call_get_data("GetSystemData", target_none(), /* group= */ false, data, time);
+        return call_get_data("GetSystemData", target_none(), /* group= */ false, data, time, NULL);
 }
 
 int pm_get_data(pm_data_t *data) {

@@ -31,7 +31,7 @@ int pm_reset_data_thread(pid_t pid, tid_t tid) {
 }
 
 int pm_get_tdata_thread(pid_t pid, tid_t tid, pm_data_t *data, timebasestruct_t *time) {
-        return call_get_data("GetData", TARGET(pid, tid), /* group= */ false, data, time);
+        return call_get_data("GetData", TARGET(pid, tid), /* group= */ false, data, time, NULL);
 }
 
 int pm_get_data_thread(pid_t pid, tid_t tid, pm_data_t *data) {

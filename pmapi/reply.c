@@ -88,7 +88,8 @@ int reply_read_data(sd_bus_message *reply, pm_data_t *data, timebasestruct_t *ti
         return 0;
 }
 
-int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data, timebasestruct_t *time) {
+int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data, timebasestruct_t *time,
+                  bool *ret_local) {
         _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         int32_t members = 0;
         uint32_t flags = 0;
@@ -108,6 +109,10 @@ int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data,
                 return PM_EDAEMON;
         data->ginfo.members = members;
         data->ginfo.flags.w = (int) flags;
+        if (ret_local) {
+                int local = 0;
+                *ret_local = sd_bus_message_read(reply, "b", &local) > 0 && local;     /* absent: an older pmapid */
+        }
         return 0;
 }
 

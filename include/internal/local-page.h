@@ -1,0 +1,28 @@
+/* local-page.h: what pmapid shares with a thread that reads its own counters in process (a local
+ * read: pm_get_data_mythread without a bus round trip). pmapid hands the thread, over the bus, one
+ * perf fd of its context's counter group (a sibling: the group's leader is a dummy event only pmapid
+ * holds, so the fd cannot be used to add events to the group) and a memfd holding this page, which
+ * the thread maps read-only (the memfd is sealed against writes; pmapid keeps its own writable
+ * mapping). A read of the sibling with PERF_FORMAT_GROUP returns the whole group: nr, time enabled,
+ * time running, then n_values values, the dummy's first.
+ *
+ * The page says whether the handle is still the context's: pmapid clears `valid` when the context
+ * is deleted, replaced or released, inside a seqlock (seq odd while it writes). A reader checks seq
+ * and valid before and after its read() and falls back to the bus when either moved. Shared by
+ * pmapid (daemon/) and libpmapi (pmapi/); never installed. */
+#pragma once
+
+#include <stdint.h>
+
+#define LOCAL_PAGE_MAGIC 0x706d4c50u   /* "PLmp" */
+#define LOCAL_PAGE_VERSION 1
+#define LOCAL_PAGE_MAX_VALUES 9         /* the dummy leader and MAX_COUNTERS events */
+
+typedef struct LocalPage {
+        uint32_t magic;
+        uint32_t version;
+        uint32_t seq;                   /* even: stable; odd: pmapid is writing */
+        uint32_t valid;                 /* 1 while the handle reads the context's counters */
+        uint32_t n_values;              /* values a read returns: 1 + the program's events */
+        int32_t slot[LOCAL_PAGE_MAX_VALUES];    /* pm_data_t.accu index of each value; -1: none */
+} LocalPage;

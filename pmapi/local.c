@@ -1,0 +1,134 @@
+/* local.c: see local.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bus.h"
+#include "local-page.h"
+#include "local.h"
+
+typedef struct LocalHandle {
+        int fd;                         /* the sibling perf fd; -1: none */
+        const LocalPage *page;          /* read-only map */
+        size_t page_size;
+        uint32_t n_values;
+        int32_t slot[LOCAL_PAGE_MAX_VALUES];
+        bool tried;                     /* asked pmapid for this program already */
+} LocalHandle;
+
+static __thread LocalHandle handle = { .fd = -1 };
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void handle_close(LocalHandle *h) {
+        if (h->fd >= 0)
+                close(h->fd);
+        if (h->page)
+                munmap((void *) h->page, h->page_size);
+        *h = (LocalHandle) { .fd = -1 };
+}
+
+/* At thread exit: the handle's fd and map go with the thread. */
+static void on_thread_exit(void *p) {
+        handle_close(p);
+}
+
+static void make_exit_key(void) {
+        (void) pthread_key_create(&exit_key, on_thread_exit);
+}
+
+void local_drop(void) {
+        handle_close(&handle);
+}
+
+void local_forget_after_fork(void) {
+        handle_close(&handle);
+}
+
+int local_read(pm_data_t *data, timebasestruct_t *time) {
+        uint64_t buf[3 + LOCAL_PAGE_MAX_VALUES];
+        struct timespec ts;
+        uint32_t seq;
+        ssize_t l;
+
+        if (handle.fd < 0)
+                return -1;
+        seq = __atomic_load_n(&handle.page->seq, __ATOMIC_ACQUIRE);
+        if ((seq & 1) || !__atomic_load_n(&handle.page->valid, __ATOMIC_ACQUIRE))
+                goto gone;
+        l = read(handle.fd, buf, sizeof(buf));
+        if (time)
+                (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        /* The context may have gone while we read: then these values are not its. */
+        if (__atomic_load_n(&handle.page->seq, __ATOMIC_ACQUIRE) != seq ||
+            !__atomic_load_n(&handle.page->valid, __ATOMIC_ACQUIRE))
+                goto gone;
+        if (l != (ssize_t) (sizeof(uint64_t) * (3 + handle.n_values)) || buf[0] != handle.n_values)
+                goto gone;              /* not the group pmapid made (the fd was closed or replaced) */
+        memset(data, 0, sizeof(*data));
+        for (uint32_t i = 0; i < handle.n_values; i++)
+                if (handle.slot[i] >= 0 && handle.slot[i] < MAX_COUNTERS)
+                        data->accu[handle.slot[i]] = (long long) buf[3 + i];
+        if (time) {
+                unsigned long long ns = (unsigned long long) ts.tv_sec * 1000000000ULL + (unsigned long long) ts.tv_nsec;
+                time->flag = PM_TB_MONOTONIC_NS;
+                time->tb_high = (unsigned int) (ns >> 32);
+                time->tb_low = (unsigned int) ns;
+        }
+        return 0;
+gone:
+        handle_close(&handle);          /* the next successful bus read asks for a new one */
+        return -1;
+}
+
+/* The page, checked: pmapid's, of a version we read, with a sane number of values. */
+static int map_page(int memfd, LocalHandle *h) {
+        size_t size = (size_t) sysconf(_SC_PAGESIZE);
+        const LocalPage *p;
+        struct stat st;
+
+        if (fstat(memfd, &st) < 0 || (size_t) st.st_size < sizeof(LocalPage))
+                return -EBADF;
+        p = mmap(NULL, size, PROT_READ, MAP_SHARED, memfd, 0);
+        if (p == MAP_FAILED)
+                return -errno;
+        if (p->magic != LOCAL_PAGE_MAGIC || p->version != LOCAL_PAGE_VERSION || p->n_values < 2 ||
+            p->n_values > LOCAL_PAGE_MAX_VALUES) {
+                munmap((void *) p, size);
+                return -EPROTO;
+        }
+        h->page = p;
+        h->page_size = size;
+        h->n_values = p->n_values;
+        memcpy(h->slot, p->slot, sizeof(h->slot));
+        return 0;
+}
+
+void local_try_open(void) {
+        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
+        LocalHandle h = { .fd = -1 };
+        int counter, page, r;
+
+        if (handle.fd >= 0 || handle.tried)
+                return;
+        handle.tried = true;
+        (void) pthread_once(&exit_once, make_exit_key);
+        if (bus_call_self("OpenLocal", &reply, NULL) != 0 || sd_bus_message_read(reply, "hh", &counter, &page) < 0)
+                return;                 /* not for this context, or an older pmapid: the bus it is */
+        /* The reply owns the fds it carries: ours are copies. */
+        h.fd = fcntl(counter, F_DUPFD_CLOEXEC, 3);
+        r = h.fd < 0 ? -errno : map_page(page, &h);
+        if (r < 0) {
+                handle_close(&h);
+                return;
+        }
+        h.tried = true;
+        handle = h;
+        (void) pthread_setspecific(exit_key, &handle);
+}

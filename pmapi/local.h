@@ -1,0 +1,18 @@
+/* local.h: the calling thread reads its own context in process (include/internal/local-page.h):
+ * pm_get_data_mythread and pm_get_tdata_mythread cost one read() of a perf fd that pmapid handed
+ * this thread, not a bus round trip, and add nothing to the counts they read (no context switch,
+ * no page fault). The handle is this thread's (thread-local), asked for once after the first read
+ * over the bus, dropped when the program changes, after fork in the child, at thread exit, and as
+ * soon as its page says the context is gone; every failure falls back to the bus. */
+#pragma once
+
+#include "pmapi.h"
+
+/* 0 and data (and time) filled from the local counters, or -1: read over the bus. */
+int local_read(pm_data_t *data, timebasestruct_t *time);
+/* After a read over the bus succeeded: asks pmapid for a handle, once per program. */
+void local_try_open(void);
+/* The program changes (set, delete, group): the handle goes; the next read asks again. */
+void local_drop(void);
+/* In a forked child: the handle reads the parent's thread; it goes without a bus call. */
+void local_forget_after_fork(void);

@@ -1,0 +1,288 @@
+/* test-local-reads.c: pm_get_data_mythread reads the thread's own counters in process (a perf fd
+ * and a page pmapid hands it: include/internal/local-page.h), as root and as uid 65534:
+ * - it perturbs nothing: 10,000 reads add 0 page faults, and (root, kernel mode) no context
+ *   switches beyond preemption, where each bus read added one;
+ * - it agrees exactly with pmapid's own read of the same context (root as a third party);
+ * - it never reads stale counters: a context deleted or replaced from outside, a re-executed
+ *   pmapid, a forked child: the read falls back to the bus and is right;
+ * - a hostile holder of the fd spoils only its own thread's numbers: it cannot add an event to the
+ *   group, and closing or replacing the fd only sends its reads back to the bus. */
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bus-fixture.h"
+#include "check.h"
+#include "pmapi.h"
+#include "target.h"
+#include "workload.h"
+
+#define READS 10000
+
+static BusFixture fixture;
+
+/* The perf fds this process holds: the handle's, once it is open. */
+static int perf_fds_of_self(int *ret, int max) {
+        char link[64], target[64];
+        struct dirent *de;
+        DIR *d = opendir("/proc/self/fd");
+        int n = 0;
+
+        if (!d)
+                return -1;
+        while ((de = readdir(d)) && n < max) {
+                ssize_t l;
+                (void) snprintf(link, sizeof(link), "/proc/self/fd/%.20s", de->d_name);
+                l = readlink(link, target, sizeof(target) - 1);
+                if (l > 0) {
+                        target[l] = '\0';
+                        if (strcmp(target, "anon_inode:[perf_event]") == 0)
+                                ret[n++] = atoi(de->d_name);
+                }
+        }
+        closedir(d);
+        return n;
+}
+
+/* Sets a page-fault program on this thread and makes sure the next reads are local. */
+static int local_ready(pm_prog_t *prog, int *ret_fd) {
+        pm_data_t d;
+        int fds[4];
+
+        CHECK(page_fault_program(prog, PM_USER | PM_COUNT) == 0);
+        CHECK_RC(pm_set_program_mythread(prog), 0);
+        CHECK_RC(pm_get_data_mythread(&d), 0);          /* over the bus; asks for the handle */
+        CHECK(perf_fds_of_self(fds, 4) == 1);           /* the handle: one fd */
+        if (ret_fd)
+                *ret_fd = fds[0];
+        return 0;
+}
+
+/* Reads add nothing; local and pmapid's reads agree exactly; counting goes on across reads. */
+static int exact_body(void *arg) {
+        pm_data_t a, b, mine, theirs;
+        pm_prog_t prog;
+
+        (void) arg;
+        CHECK(local_ready(&prog, NULL) == 0);
+        CHECK(touch_fresh_pages(500) == 0);
+        CHECK_RC(pm_get_data_mythread(&a), 0);
+        for (int i = 0; i < READS; i++)
+                CHECK_RC(pm_get_data_mythread(&b), 0);
+        CHECK_RC(pm_get_data_mythread(&b), 0);
+        CHECK(b.accu[0] == a.accu[0]);                  /* 10,000 reads: not one page fault */
+        CHECK(b.accu[1] == a.accu[1]);
+        CHECK(a.accu[0] >= 500);
+        CHECK_RC(pm_stop_mythread(), 0);
+        CHECK_RC(pm_get_data_mythread(&mine), 0);
+        CHECK_RC(pm_get_data_thread(getpid(), gettid(), &theirs), 0);  /* pmapid reads it */
+        CHECK(memcmp(mine.accu, theirs.accu, sizeof(mine.accu)) == 0);
+        CHECK_RC(pm_delete_program_mythread(), 0);
+        return 0;
+}
+
+static void test_local_reads_are_exact_and_add_nothing(void **state) {
+        (void) state;
+        assert_int_equal(exact_body(NULL), 0);
+        assert_int_equal(run_as_nobody(exact_body, NULL), 0);
+}
+
+/* Root, kernel mode: a read over the bus blocks on the reply (one context switch each); a local
+ * read does not. */
+static void test_local_reads_add_no_context_switch(void **state) {
+        pm_info_t info;
+        pm_prog_t prog;
+        pm_data_t a, b;
+
+        (void) state;
+        assert_int_equal(pm_init(PM_VERIFIED, &info), 0);
+        program_one(&prog, PM_USER | PM_KERNEL | PM_COUNT, find_event_id(&info, "PM_CTX_SW"));
+        assert_int_equal(pm_set_program_mythread(&prog), 0);
+        assert_int_equal(pm_get_data_mythread(&a), 0);
+        assert_int_equal(pm_get_data_mythread(&a), 0);
+        for (int i = 0; i < READS; i++)
+                assert_int_equal(pm_get_data_mythread(&b), 0);
+        print_message("# %d local reads: %lld context switches (preemption)\n", READS, b.accu[0] - a.accu[0]);
+        assert_true(b.accu[0] - a.accu[0] < READS / 100);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+}
+
+/* Deleted, then set again, by another process: never the old counters. */
+static void test_context_changed_from_outside_is_never_read_stale(void **state) {
+        pid_t self = getpid(), tid = gettid(), pid;
+        pm_prog_t prog;
+        pm_data_t d;
+        int status;
+
+        (void) state;
+        assert_int_equal(local_ready(&prog, NULL), 0);
+        assert_int_equal(touch_fresh_pages(300), 0);
+        assert_int_equal(pm_get_data_mythread(&d), 0);
+        assert_true(d.accu[0] >= 300);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+                _exit(pm_delete_program_thread(self, tid) == 0 ? 0 : 1);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        assert_int_equal(pm_get_data_mythread(&d), PM_ENOCONTEXT);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+                _exit(pm_set_program_thread(self, tid, &prog) == 0 ? 0 : 1);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        assert_int_equal(pm_get_data_mythread(&d), 0);
+        assert_true(d.accu[0] < 300);                   /* the new context's, from zero */
+        assert_int_equal(pm_delete_program_thread(self, tid), 0);
+}
+
+/* A forked child reads its own context (inherited at fork), never its parent's counters. */
+static void test_forked_child_reads_its_own(void **state) {
+        pm_prog_t prog;
+        pm_data_t d;
+        int status;
+        pid_t pid;
+
+        (void) state;
+        assert_int_equal(local_ready(&prog, NULL), 0);
+        assert_int_equal(touch_fresh_pages(2000), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                pm_data_t c;
+                int fds[4];
+                if (pm_get_data_mythread(&c) != 0 || c.accu[0] >= 2000)
+                        _exit(1);
+                _exit(perf_fds_of_self(fds, 4) <= 1 ? 0 : 2);  /* not the parent's handle */
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_int_equal(pm_get_data_mythread(&d), 0);
+        assert_true(d.accu[0] >= 2000);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+}
+
+/* What a hostile holder can do with the fd: add an event (refused: a sibling leads no group),
+ * reset it (its own numbers only), close or replace it (its reads go back to the bus). */
+static int hostile_body(void *arg) {
+        struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+                                     .config = PERF_COUNT_SW_PAGE_FAULTS, .exclude_kernel = 1 };
+        pm_data_t mine, theirs;
+        pm_prog_t prog;
+        int fd, null_fd;
+
+        (void) arg;
+        CHECK(local_ready(&prog, &fd) == 0);
+        CHECK(touch_fresh_pages(200) == 0);
+        CHECK(syscall(SYS_perf_event_open, &a, 0, -1, fd, 0) < 0);    /* no event joins the group */
+        CHECK_RC(pm_stop_mythread(), 0);
+        CHECK_RC(pm_get_data_mythread(&mine), 0);
+        CHECK_RC(pm_get_data_thread(getpid(), gettid(), &theirs), 0);
+        CHECK(memcmp(mine.accu, theirs.accu, sizeof(mine.accu)) == 0 && mine.accu[0] >= 200);
+
+        /* Replaced by another file: the read is not the group's; back to the bus, still right. */
+        null_fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+        CHECK(null_fd >= 0 && dup2(null_fd, fd) == fd);
+        close(null_fd);
+        CHECK_RC(pm_get_data_mythread(&mine), 0);
+        CHECK(memcmp(mine.accu, theirs.accu, sizeof(mine.accu)) == 0);
+        close(fd);
+
+        /* A new handle; reset behind pmapid's back: the thread's own numbers, which pmapid reads
+         * from the same counter too. */
+        CHECK_RC(pm_get_data_mythread(&mine), 0);
+        CHECK(perf_fds_of_self(&fd, 1) == 1);
+        CHECK(ioctl(fd, PERF_EVENT_IOC_RESET, 0) == 0);
+        CHECK_RC(pm_get_data_mythread(&mine), 0);
+        CHECK_RC(pm_get_data_thread(getpid(), gettid(), &theirs), 0);
+        CHECK(mine.accu[0] == 0 && theirs.accu[0] == 0);
+        CHECK_RC(pm_delete_program_mythread(), 0);
+        return 0;
+}
+
+static void test_hostile_holder_spoils_only_its_own(void **state) {
+        pm_prog_t prog;
+        pm_data_t before, after;
+        Target t;
+        TargetIdentity nobody = TARGET_UID(65534);
+
+        (void) state;
+        /* Another user's context, counted by root, must not move while nobody plays. */
+        assert_int_equal(target_start(&t, &nobody, 1), 0);
+        assert_int_equal(page_fault_program(&prog, PM_USER | PM_COUNT), 0);
+        assert_int_equal(pm_set_program_thread(t.pid, t.tids[0], &prog), 0);
+        assert_int_equal(pm_get_data_thread(t.pid, t.tids[0], &before), 0);
+        assert_int_equal(hostile_body(NULL), 0);
+        assert_int_equal(run_as_nobody(hostile_body, NULL), 0);
+        assert_int_equal(pm_get_data_thread(t.pid, t.tids[0], &after), 0);
+        assert_memory_equal(before.accu, after.accu, sizeof(before.accu));
+        target_kill(&t);
+}
+
+/* A re-executed pmapid makes new pages: the old handle falls back, then a new one is asked for. */
+static void test_reexec_sends_reads_back_to_the_bus(void **state) {
+        pm_prog_t prog;
+        pm_data_t a, b;
+        int fds[4];
+
+        (void) state;
+        assert_int_equal(local_ready(&prog, NULL), 0);
+        assert_int_equal(touch_fresh_pages(100), 0);
+        assert_int_equal(pm_stop_mythread(), 0);
+        assert_int_equal(pm_get_data_mythread(&a), 0);
+        assert_int_equal(kill(fixture.daemon_pid, SIGHUP), 0);
+        for (int i = 0; i < 100; i++) {                 /* until the old page says it is gone */
+                assert_int_equal(pm_get_data_mythread(&b), 0);
+                if (perf_fds_of_self(fds, 4) != 1)
+                        break;
+                usleep(10000);
+        }
+        assert_int_equal(pm_get_data_mythread(&b), 0);  /* over the bus, from the new image */
+        assert_memory_equal(a.accu, b.accu, sizeof(a.accu));
+        assert_int_equal(perf_fds_of_self(fds, 4), 1);  /* and a new handle */
+        assert_int_equal(pm_get_data_mythread(&b), 0);
+        assert_memory_equal(a.accu, b.accu, sizeof(a.accu));
+        assert_int_equal(pm_delete_program_mythread(), 0);
+}
+
+static int setup(void **state) {
+        pm_info_t info;
+
+        (void) state;
+        int r = bus_fixture_start(&fixture, NULL);
+        return r == 0 ? pm_init(PM_VERIFIED, &info) : r;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        return bus_fixture_stop(&fixture);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_local_reads_are_exact_and_add_nothing),
+                cmocka_unit_test(test_local_reads_add_no_context_switch),
+                cmocka_unit_test(test_context_changed_from_outside_is_never_read_stale),
+                cmocka_unit_test(test_forked_child_reads_its_own),
+                cmocka_unit_test(test_hostile_holder_spoils_only_its_own),
+                cmocka_unit_test(test_reexec_sends_reads_back_to_the_bus),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -149,6 +149,11 @@ static void test_context_changed_from_outside_is_never_read_stale(void **state) 
         assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
         assert_int_equal(pm_get_data_mythread(&d), 0);
         assert_true(d.accu[0] < 300);                   /* the new context's, from zero */
+        assert_int_equal(pm_get_data_mythread(&d), 0);
+        {
+                int fds[4];
+                assert_int_equal(perf_fds_of_self(fds, 4), 0);  /* another process set it: no handle */
+        }
         assert_int_equal(pm_delete_program_thread(self, tid), 0);
 }
 
@@ -236,6 +241,49 @@ static void test_hostile_holder_spoils_only_its_own(void **state) {
         target_kill(&t);
 }
 
+static int open_local_error(pid_t pid, pid_t tid, char *name, size_t size) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus *bus = NULL;
+        int r;
+
+        if (sd_bus_open_system(&bus) < 0)
+                return -1;
+        r = sd_bus_call_method(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1", "org.pmapi.PerfMon1.Manager",
+                               "OpenLocal", &e, NULL, "ii", (int32_t) pid, (int32_t) tid);
+        (void) snprintf(name, size, "%s", e.name ? e.name : "");
+        sd_bus_error_free(&e);
+        sd_bus_flush_close_unref(bus);
+        return r;
+}
+
+/* Only a thread's own context, outside groups, made by its own process: nobody else gets fds. */
+static void test_only_the_own_context_outside_groups_is_handed_over(void **state) {
+        TargetIdentity nobody = TARGET_UID(65534);
+        pm_prog_t prog;
+        pm_data_t d;
+        char name[128];
+        int fds[4];
+        Target t;
+
+        (void) state;
+        /* Another process's thread, even for root. */
+        assert_int_equal(target_start(&t, &nobody, 1), 0);
+        assert_int_equal(page_fault_program(&prog, PM_USER | PM_COUNT), 0);
+        assert_int_equal(pm_set_program_thread(t.pid, t.tids[0], &prog), 0);
+        assert_true(open_local_error(t.pid, t.tids[0], name, sizeof(name)) < 0);
+        assert_string_equal(name, "org.freedesktop.DBus.Error.NotSupported");
+        target_kill(&t);
+
+        /* A group member reads over the bus, and never asks. */
+        assert_int_equal(pm_set_program_mygroup(&prog), 0);
+        for (int i = 0; i < 3; i++)
+                assert_int_equal(pm_get_data_mythread(&d), 0);
+        assert_int_equal(perf_fds_of_self(fds, 4), 0);
+        assert_true(open_local_error(getpid(), gettid(), name, sizeof(name)) < 0);
+        assert_string_equal(name, "org.freedesktop.DBus.Error.NotSupported");
+        assert_int_equal(pm_delete_program_mygroup(), 0);
+}
+
 /* A re-executed pmapid makes new pages: the old handle falls back, then a new one is asked for. */
 static void test_reexec_sends_reads_back_to_the_bus(void **state) {
         pm_prog_t prog;
@@ -282,6 +330,7 @@ int main(void) {
                 cmocka_unit_test(test_context_changed_from_outside_is_never_read_stale),
                 cmocka_unit_test(test_forked_child_reads_its_own),
                 cmocka_unit_test(test_hostile_holder_spoils_only_its_own),
+                cmocka_unit_test(test_only_the_own_context_outside_groups_is_handed_over),
                 cmocka_unit_test(test_reexec_sends_reads_back_to_the_bus),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,5 +1,6 @@
 /* local-share.c: see local-share.h. */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -34,6 +35,10 @@ int local_share_open(Context *c, int *ret_memfd) {
         *p = (LocalPage) { .magic = LOCAL_PAGE_MAGIC, .version = LOCAL_PAGE_VERSION, .valid = 1,
                            .n_values = (uint32_t) c->encoding.n_events + 1 };
         p->slot[0] = -1;                /* the private leader */
+        p->pmu_counter = c->encoding.n_events == 1 && (c->encoding.attrs[0].type == PERF_TYPE_HARDWARE ||
+                                                       c->encoding.attrs[0].type == PERF_TYPE_HW_CACHE ||
+                                                       c->encoding.attrs[0].type == PERF_TYPE_RAW ||
+                                                       c->encoding.attrs[0].type >= PERF_TYPE_MAX);
         for (size_t i = 0; i < c->encoding.n_events; i++)
                 p->slot[i + 1] = c->encoding.slot[i];
         for (size_t i = c->encoding.n_events + 1; i < LOCAL_PAGE_MAX_VALUES; i++)

@@ -223,6 +223,17 @@ static int callv(const char *method, sd_bus_message **ret_reply, pid_t pid, pid_
         return r;
 }
 
+int bus_can_pass_fds(void) {
+        sd_bus *b;
+        int r;
+
+        pthread_mutex_lock(&bus_lock);
+        r = bus_get_locked(&b);
+        r = r < 0 ? error_map_from_errno(r) : sd_bus_can_send(b, SD_BUS_TYPE_UNIX_FD) > 0;
+        pthread_mutex_unlock(&bus_lock);
+        return r;
+}
+
 int bus_call(const char *method, sd_bus_message **ret_reply, const char *types, ...) {
         va_list ap;
         int r;

@@ -15,6 +15,8 @@ int bus_call_target(const char *method, sd_bus_message **ret_reply, pid_t pid, p
 /* The first-party target (getpid(), gettid()). */
 #define bus_call_self(method, ret_reply, ...) \
         bus_call_target(method, ret_reply, getpid(), gettid(), __VA_ARGS__)
+/* Whether the connection passes fds (open, and negotiated with the bus): 1, 0, or a PM_E* code. */
+int bus_can_pass_fds(void);
 /* pmapid's own words for this thread's last failed call, if it failed with code; else NULL. */
 const char *bus_last_detail(int code);
 /* Drops a reply of bus_call*(). Use it instead of sd_bus_message_unref(): a reply holds a reference on

@@ -25,4 +25,8 @@ typedef struct LocalPage {
         uint32_t valid;                 /* 1 while the handle reads the context's counters */
         uint32_t n_values;              /* values a read returns: 1 + the program's events */
         int32_t slot[LOCAL_PAGE_MAX_VALUES];    /* pm_data_t.accu index of each value; -1: none */
+        /* 1 when the program is one event that may sit on a PMU counter (hardware, cache, raw):
+         * then the thread maps the fd's own user page and reads it with rdpmc where the kernel lets
+         * it (pmapi/self-read.h), else it read()s. */
+        uint32_t pmu_counter;
 } LocalPage;

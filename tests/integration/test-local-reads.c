@@ -20,6 +20,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
@@ -284,6 +285,41 @@ static void test_only_the_own_context_outside_groups_is_handed_over(void **state
         assert_int_equal(pm_delete_program_mygroup(), 0);
 }
 
+/* A process out of fds cannot take the handle: its reads stay on the bus, right, and the bus
+ * connection lives on. */
+static int no_fds_body(void *arg) {
+        struct rlimit rl;
+        pm_prog_t prog;
+        pm_data_t d, theirs;
+        int fds[4];
+
+        (void) arg;
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
+        CHECK_RC(pm_set_program_mythread(&prog), 0);
+        CHECK(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+        rl.rlim_cur = 64;
+        CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+        int last = -1, fd;
+        while ((fd = open("/dev/null", O_RDONLY)) >= 0)  /* every slot taken */
+                last = fd;
+        CHECK(touch_fresh_pages(100) == 0);
+        for (int i = 0; i < 3; i++)
+                CHECK_RC(pm_get_data_mythread(&d), 0);
+        close(last);                                    /* one, for /proc/self/fd */
+        CHECK(perf_fds_of_self(fds, 4) == 0);
+        CHECK_RC(pm_stop_mythread(), 0);
+        CHECK_RC(pm_get_data_mythread(&d), 0);
+        CHECK_RC(pm_get_data_thread(getpid(), gettid(), &theirs), 0);
+        CHECK(memcmp(d.accu, theirs.accu, sizeof(d.accu)) == 0 && d.accu[0] >= 100);
+        CHECK_RC(pm_delete_program_mythread(), 0);
+        return 0;
+}
+
+static void test_out_of_fds_reads_over_the_bus(void **state) {
+        (void) state;
+        assert_int_equal(run_as_nobody(no_fds_body, NULL), 0);
+}
+
 /* A re-executed pmapid makes new pages: the old handle falls back, then a new one is asked for. */
 static void test_reexec_sends_reads_back_to_the_bus(void **state) {
         pm_prog_t prog;
@@ -331,6 +367,7 @@ int main(void) {
                 cmocka_unit_test(test_forked_child_reads_its_own),
                 cmocka_unit_test(test_hostile_holder_spoils_only_its_own),
                 cmocka_unit_test(test_only_the_own_context_outside_groups_is_handed_over),
+                cmocka_unit_test(test_out_of_fds_reads_over_the_bus),
                 cmocka_unit_test(test_reexec_sends_reads_back_to_the_bus),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

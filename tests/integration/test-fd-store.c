@@ -24,6 +24,7 @@
 #include "bus-fixture.h"
 #include "check.h"
 #include "pmapi.h"
+#include "stepper.h"
 #include "workload.h"
 
 #define MAX_STORED 4096
@@ -118,51 +119,22 @@ static int start_pmapid(const char *const *args) {
         return 0;
 }
 
-typedef struct Worker {
-        pthread_barrier_t go, done;
-        size_t pages;
-        pid_t tid;
-} Worker;
-
-static void *worker_main(void *p) {
-        Worker *w = p;
-
-        w->tid = gettid();
-        for (;;) {
-                pthread_barrier_wait(&w->go);
-                if (w->pages == 0)
-                        return NULL;
-                (void) touch_fresh_pages(w->pages);
-                pthread_barrier_wait(&w->done);
-        }
-}
-
-static void worker_step(Worker *w, size_t pages) {
-        w->pages = pages;
-        pthread_barrier_wait(&w->go);
-        if (pages)
-                pthread_barrier_wait(&w->done);
-}
-
 static void test_restart_keeps_contexts_and_counts(void **state) {
         pm_prog_t prog;
         pm_data_t d;
-        pthread_t t;
-        Worker w = {};
+        Stepper w;
 
         (void) state;
-        assert_int_equal(pthread_barrier_init(&w.go, NULL, 2), 0);
-        assert_int_equal(pthread_barrier_init(&w.done, NULL, 2), 0);
-        assert_int_equal(pthread_create(&t, NULL, worker_main, &w), 0);
-        worker_step(&w, 1);
+        assert_int_equal(stepper_start(&w, false), 0);
+        stepper_step(&w, 1);
         assert_int_equal(page_fault_program(&prog, PM_USER | PM_COUNT), 0);
         assert_int_equal(pm_set_program_thread(getpid(), w.tid, &prog), 0);
         assert_int_equal(pm_set_program(&prog), 0);            /* and the system-wide context */
-        worker_step(&w, 1000);
+        stepper_step(&w, 1000);
 
         assert_int_equal(stop_pmapid(SIGTERM), 0);
         assert_true(n_stored > 2);
-        worker_step(&w, 700);                                   /* while no pmapid runs */
+        stepper_step(&w, 700);                                   /* while no pmapid runs */
         assert_int_equal(start_pmapid(store_args), 0);
 
         assert_int_equal(pm_get_data_thread(getpid(), w.tid, &d), 0);
@@ -174,13 +146,12 @@ static void test_restart_keeps_contexts_and_counts(void **state) {
         /* Twice: the restored pmapid stores again. */
         assert_int_equal(stop_pmapid(SIGTERM), 0);
         assert_int_equal(start_pmapid(store_args), 0);
-        worker_step(&w, 300);
+        stepper_step(&w, 300);
         assert_int_equal(pm_get_data_thread(getpid(), w.tid, &d), 0);
         assert_in_range(d.accu[0], 2000, 2002);
         assert_int_equal(pm_delete_program_thread(getpid(), w.tid), 0);
         assert_int_equal(pm_delete_program(), 0);
-        worker_step(&w, 0);
-        pthread_join(t, NULL);
+        stepper_stop(&w);
 }
 
 /* Nothing is stored without --fd-store, or after a crash: the client is told pmapid restarted. */

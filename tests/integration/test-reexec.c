@@ -23,6 +23,7 @@
 #include "bus-fixture.h"
 #include "check.h"
 #include "pmapi.h"
+#include "stepper.h"
 #include "workload.h"
 
 static BusFixture fixture;
@@ -128,81 +129,35 @@ static int run_as_nobody_with_helper(int (*fn)(void *arg)) {
         return r;
 }
 
-typedef struct Member {
-        pthread_barrier_t go, done;
-        pid_t tid;
-        size_t pages;                   /* for the next step; 0: exit */
-        bool read_own;                  /* read its own counts after each step (a bus call: faults) */
-        pm_data_t own;
-} Member;
-
-/* A thread that touches m->pages pages at each step it is let run, then reads its own counts;
- * it exits at a step of 0 pages. */
-static void *member_main(void *p) {
-        Member *m = p;
-
-        m->tid = gettid();
-        for (;;) {
-                pthread_barrier_wait(&m->go);
-                if (m->pages == 0)
-                        return NULL;
-                (void) touch_fresh_pages(m->pages);
-                if (m->read_own)
-                        (void) pm_get_data_mythread(&m->own);
-                pthread_barrier_wait(&m->done);
-        }
-}
-
-static int member_start(Member *m, pthread_t *t, bool read_own) {
-        *m = (Member) { .read_own = read_own };
-        CHECK(pthread_barrier_init(&m->go, NULL, 2) == 0 && pthread_barrier_init(&m->done, NULL, 2) == 0);
-        CHECK(pthread_create(t, NULL, member_main, m) == 0);
-        return 0;
-}
-
-/* Lets the member touch pages and waits until it has. */
-static void member_step(Member *m, size_t pages) {
-        m->pages = pages;
-        pthread_barrier_wait(&m->go);
-        pthread_barrier_wait(&m->done);
-}
-
-static void member_stop(Member *m, pthread_t t) {
-        m->pages = 0;
-        pthread_barrier_wait(&m->go);
-        pthread_join(t, NULL);
-}
-
 /* A thread context counts on across the re-exec, pages touched during it included, in the same
  * pmapid process; its program is the one set. A worker of this process does nothing but touch
  * pages, and this thread programs and reads it as a third party: its counts are exact. */
 static int thread_context_body(void *arg) {
         pm_prog_t prog, got;
-        Member w;
-        pthread_t t;
+        Stepper w;
         pid_t tid;
         pm_data_t d;
 
         (void) arg;
         CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
-        CHECK(member_start(&w, &t, false) == 0);
-        member_step(&w, 1);                             /* faults its stack in before counting */
+        CHECK(stepper_start(&w, false) == 0);
+        stepper_step(&w, 1);                             /* faults its stack in before counting */
         tid = w.tid;
         CHECK_RC(pm_set_program_thread(getpid(), tid, &prog), 0);
-        member_step(&w, 1000);
+        stepper_step(&w, 1000);
         CHECK(request_reexec(false) == 0);
-        member_step(&w, 500);                           /* while pmapid re-executes */
+        stepper_step(&w, 500);                           /* while pmapid re-executes */
         CHECK_RC(pm_get_data_thread(getpid(), tid, &d), 0);     /* waits for the name if need be */
         CHECK_NEAR(d.accu[0], 1500, 2);
         CHECK_RC(pm_get_program_thread(getpid(), tid, &got), 0);
         CHECK(got.mode.w == prog.mode.w && got.events[0] == prog.events[0]);
         CHECK_RC(pm_stop_thread(getpid(), tid), 0);
-        member_step(&w, 100);
+        stepper_step(&w, 100);
         CHECK_RC(pm_get_data_thread(getpid(), tid, &d), 0);
         CHECK_NEAR(d.accu[0], 1500, 2);                 /* stopped means stopped */
         CHECK_RC(pm_delete_program_thread(getpid(), tid), 0);
         CHECK_RC(pm_get_data_thread(getpid(), tid, &d), PM_ENOCONTEXT);        /* deleted, not lost */
-        member_stop(&w, t);
+        stepper_stop(&w);
         return 0;
 }
 
@@ -224,8 +179,7 @@ static void test_thread_context_survives_as_nobody(void **state) {
  * is the sum of its members' own (each read by the member itself: exact but for what a dying
  * thread does after its last read), its member count and consistency flag as before. */
 static int group_body(void *arg) {
-        Member dead, alive, late;
-        pthread_t t_dead, t_alive, t_late;
+        Stepper dead, alive, late;
         long long sum;
         pm_prog_t prog;
         pm_data_t d, own;
@@ -233,22 +187,22 @@ static int group_body(void *arg) {
         (void) arg;
         CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
         CHECK_RC(pm_set_program_mygroup(&prog), 0);
-        CHECK(member_start(&dead, &t_dead, true) == 0 && member_start(&alive, &t_alive, true) == 0);
-        member_step(&dead, 400);
-        member_stop(&dead, t_dead);
-        member_step(&alive, 300);                       /* counted, and the thread stays alive */
+        CHECK(stepper_start(&dead, true) == 0 && stepper_start(&alive, true) == 0);
+        stepper_step(&dead, 400);
+        stepper_stop(&dead);
+        stepper_step(&alive, 300);                       /* counted, and the thread stays alive */
         CHECK(touch_fresh_pages(100) == 0);
         CHECK(request_reexec(true) == 0);
-        CHECK(member_start(&late, &t_late, true) == 0);
-        member_step(&late, 200);
+        CHECK(stepper_start(&late, true) == 0);
+        stepper_step(&late, 200);
         CHECK_RC(pm_get_data_mygroup(&d), 0);
         CHECK_RC(pm_get_data_mythread(&own), 0);
         sum = own.accu[0] + dead.own.accu[0] + alive.own.accu[0] + late.own.accu[0];
         CHECK(dead.own.accu[0] >= 400 && alive.own.accu[0] >= 300 && late.own.accu[0] >= 200 && own.accu[0] >= 100);
         CHECK_NEAR(d.accu[0], sum, 4);                  /* the dead one's exit path, and our own read */
         CHECK(d.ginfo.members == 4 && d.ginfo.flags.b.consistent);     /* as before, the late one added */
-        member_stop(&alive, t_alive);
-        member_stop(&late, t_late);
+        stepper_stop(&alive);
+        stepper_stop(&late);
         CHECK_RC(pm_delete_program_mygroup(), 0);
         return 0;
 }

@@ -132,6 +132,7 @@ static int property_get_counting(sd_bus *bus, const char *path, const char *inte
                                  sd_bus_error *error) {
         Context *c = userdata;
         (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        context_sync_local(c);
         return sd_bus_message_append(reply, "b", (int) c->counting);
 }
 

@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "context.h"
 #include "group.h"
+#include "local-page.h"
 #include "local-share.h"
 #include "macro.h"
 #include "perf-syscall.h"
@@ -38,7 +39,6 @@ int context_new_with(const CounterBackend *backend, const EventTable *events, pi
         c->program = *program;
         c->backend = backend;
         c->pidfd = -1;
-        c->local_memfd = -1;
         c->private_leader = private_leader;
         program_encode(program, events, &c->encoding);
 
@@ -65,8 +65,7 @@ int context_adopt(const CounterBackend *backend, const EventTable *events, pid_t
 
         if (!c)
                 return -ENOMEM;
-        *c = (Context) { .pid = pid, .tid = tid, .owner_uid = owner_uid, .program = *program, .backend = backend,
-                         .local_memfd = -1 };
+        *c = (Context) { .pid = pid, .tid = tid, .owner_uid = owner_uid, .program = *program, .backend = backend };
         program_encode(program, events, &c->encoding);
         c->counters = counters;
         c->pidfd = pidfd;
@@ -119,6 +118,35 @@ void context_record_counting(Context *c, bool old_counting) {
                 c->n_history++;
 }
 
+void context_sync_local(Context *c) {
+        const LocalState *st = c->local_state;
+        uint32_t n, first;
+
+        if (!st)
+                return;
+        n = __atomic_load_n(&st->n, __ATOMIC_ACQUIRE);
+        first = n - c->local_merged > LOCAL_STATE_RING ? n - LOCAL_STATE_RING : c->local_merged;
+        for (uint32_t i = first; i != n; i++) {
+                LocalStateChange ch = st->ring[i % LOCAL_STATE_RING];
+                const StateChange *newest = c->n_history > 0 ?
+                        &c->history[(c->next_history + CONTEXT_STATE_HISTORY - 1) % CONTEXT_STATE_HISTORY] : NULL;
+                bool on = ch.counting != 0;
+
+                /* Older than a change pmapid made since (a third party's): that one stands. */
+                if (newest && ch.time_ns < newest->time_ns)
+                        continue;
+                if (on != c->counting) {
+                        c->history[c->next_history] = (StateChange) { ch.time_ns, on };
+                        c->next_history = (c->next_history + 1) % CONTEXT_STATE_HISTORY;
+                        if (c->n_history < CONTEXT_STATE_HISTORY)
+                                c->n_history++;
+                }
+                c->counting = on;
+                c->enabled = acct_effective(on, c->group ? group_counting(c->group) : true);
+        }
+        c->local_merged = n;
+}
+
 bool context_counting_at(const Context *c, uint64_t t) {
         const StateChange *oldest = NULL;
 
@@ -134,9 +162,11 @@ bool context_counting_at(const Context *c, uint64_t t) {
 }
 
 static int context_set_counting(Context *c, bool on) {
-        bool old = c->counting;
+        bool old;
         int r;
 
+        context_sync_local(c);          /* what the thread switched itself comes first */
+        old = c->counting;
         c->counting = on;
         r = context_apply_state(c);
         if (r < 0)
@@ -169,7 +199,8 @@ int context_read(Context *c, int64_t accu[MAX_COUNTERS]) {
         return 0;
 }
 
-Program context_get_program(const Context *c) {
+Program context_get_program(Context *c) {
+        context_sync_local(c);
         return program_with_count(&c->program, c->counting);
 }
 
@@ -187,7 +218,9 @@ bool context_thread_alive(const Context *c) {
         if (c->thread_ino == 0)
                 return true;
         fd = pidfd_open_thread(c->tid);
-        return fd >= 0 && pidfd_inode(fd) == c->thread_ino && thread_pin_alive(fd);
+        if (fd < 0)
+                return errno != ESRCH;  /* out of fds or memory says nothing about the thread */
+        return pidfd_inode(fd) == c->thread_ino && thread_pin_alive(fd);
 }
 
 void context_set_comm(Context *c, const char *comm) {

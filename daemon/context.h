@@ -70,8 +70,9 @@ typedef struct Context {
         /* Local reads (local-page.h): the counters have a private leader, and once the thread asked
          * (OpenLocal) a page it maps. */
         bool private_leader;
-        int local_memfd;                /* -1 until the thread asked */
-        struct LocalPage *local_page;   /* pmapid's writable map of it; NULL until then */
+        struct LocalPage *local_page;   /* pmapid's writable map of the page; NULL until asked */
+        struct LocalState *local_state; /* the thread's writable page of its own switches */
+        uint32_t local_merged;          /* changes of local_state already in history */
 } Context;
 
 /* Opens the counters (they start at 0) and starts them if the program's count bit is set.
@@ -97,9 +98,11 @@ void context_record_counting(Context *c, bool old_counting);
 bool context_counting_at(const Context *c, uint64_t t);
 int context_read(Context *c, int64_t accu[MAX_COUNTERS]);
 /* The program as get_program reports it: the count bit is the current state. */
-Program context_get_program(const Context *c);
+Program context_get_program(Context *c);
 /* The thread's name changed (a perf COMM record): at most CONTEXT_COMM_MAX - 1 bytes are kept. */
 void context_set_comm(Context *c, const char *comm);
+/* Takes in the switches the thread made itself (local-page.h, LocalState): its state and history. */
+void context_sync_local(Context *c);
 /* Whether c's thread still runs: its pidfd has not fired, or the tid's thread now is the one it
  * was (same pidfs inode) and has not exited. True when nothing identifies it (unit tests). */
 bool context_thread_alive(const Context *c);

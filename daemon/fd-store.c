@@ -38,14 +38,16 @@ int fd_store_push(Manager *m, sd_bus *bus) {
         while (stored < h.n_fds) {
                 size_t n = MIN(h.n_fds - stored, (size_t) FDS_PER_MESSAGE);
 
-                r = sd_pid_notify_with_fds(0, false, "FDSTORE=1\nFDNAME=" FD_STORE_FD_NAME, h.fds + stored,
-                                           (unsigned) n);
+                /* FDPOLL=0: systemd must keep a counter whose thread exited (it reads POLLHUP),
+                                 * or a dead group member's final counts would go with it. */
+                r = sd_pid_notify_with_fds(0, false, "FDSTORE=1\nFDPOLL=0\nFDNAME=" FD_STORE_FD_NAME,
+                                           h.fds + stored, (unsigned) n);
                 if (r <= 0)
                         break;
                 stored += n;
         }
         if (r > 0)
-                r = sd_pid_notify_with_fds(0, false, "FDSTORE=1\nFDNAME=" FD_STORE_STATE_NAME, &h.memfd, 1);
+                r = sd_pid_notify_with_fds(0, false, "FDSTORE=1\nFDPOLL=0\nFDNAME=" FD_STORE_STATE_NAME, &h.memfd, 1);
         if (r <= 0)
                 log_error_errno(r < 0 ? r : -ENOTCONN, "Failed to hand the state to the fd store after %zu of %zu "
                                 "fds (%m): contexts are lost.", stored, h.n_fds);
@@ -64,6 +66,10 @@ int fd_store_restore(Manager *m) {
         n = sd_listen_fds_with_names(true, &names);
         if (n <= 0)
                 return 0;
+        /* The store keeps what it was given until told: ours are taken now, so that a stop with
+         * nothing to store leaves nothing stale for the next start. */
+        (void) sd_notify(false, "FDSTOREREMOVE=1\nFDNAME=" FD_STORE_FD_NAME);
+        (void) sd_notify(false, "FDSTOREREMOVE=1\nFDNAME=" FD_STORE_STATE_NAME);
         fds = calloc((size_t) n, sizeof(int));
         for (int i = 0; i < n; i++) {
                 int fd = SD_LISTEN_FDS_START + i;

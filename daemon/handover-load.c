@@ -52,6 +52,15 @@ static void read_program(GVariant *v, Program *ret) {
                 ret->events[i] = i < n ? e[i] : COUNT_NOTHING;
 }
 
+/* Every event of p is in this image's catalog: an upgrade that dropped one must not restore a
+ * program whose encoding would read past it (its counters are then closed, as after a crash). */
+static bool program_known(const Program *p, const EventTable *t) {
+        for (size_t i = 0; i < MAX_COUNTERS; i++)
+                if (p->events[i] != COUNT_NOTHING && !event_table_find(t, p->events[i]))
+                        return false;
+        return true;
+}
+
 static void read_vector(GVariant *v, AcctVector ret) {
         gsize n;
         const int64_t *x = g_variant_get_fixed_array(v, &n, sizeof(int64_t));
@@ -71,7 +80,7 @@ static void read_comm(GVariant *v, char ret[CONTEXT_COMM_MAX]) {
 /* A counter group of n_events counters from the fd indices in v: the fds are taken either way. A
  * program whose encoding changed with the catalog (-EINVAL) would have its slots lie. */
 static int adopt_counters(const CounterBackend *b, GVariant *v, size_t n_events, FdTable *t, CounterGroup **ret) {
-        int fds[MAX_COUNTERS];
+        int fds[MAX_COUNTERS + 1];      /* a private leader and MAX_COUNTERS counters */
         gsize n;
         const int32_t *idx = g_variant_get_fixed_array(v, &n, sizeof(int32_t));
         size_t k = 0;
@@ -79,7 +88,7 @@ static int adopt_counters(const CounterBackend *b, GVariant *v, size_t n_events,
 
         for (size_t i = 0; i < n; i++) {
                 int fd = take_fd(t, idx[i]);
-                if (fd >= 0 && k < MAX_COUNTERS)
+                if (fd >= 0 && k < MAX_COUNTERS + 1)
                         fds[k++] = fd;
                 else if (fd >= 0)
                         close(fd);
@@ -93,7 +102,8 @@ static int adopt_counters(const CounterBackend *b, GVariant *v, size_t n_events,
 
 static void restore_group(Manager *m, GVariant *v) {
         g_autoptr(GVariant) program = NULL, retained = NULL, records = NULL;
-        uint32_t id, owner, target, n_members, dropped;
+        uint32_t id, owner, target, n_members, dropped, missed;
+        int32_t missed_error;
         gboolean counting, consistent, process;
         GVariantIter it;
         GVariant *rec;
@@ -101,10 +111,12 @@ static void restore_group(Manager *m, GVariant *v) {
         Program p;
         Group *g;
 
-        g_variant_get(v, "(uiuu@" HANDOVER_PROGRAM "bbbu@ax@a(iiayax)u)", &id, &pid, &owner, &target, &program,
-                      &counting, &consistent, &process, &n_members, &retained, &records, &dropped);
+        g_variant_get(v, "(uiuu@" HANDOVER_PROGRAM "bbbu@ax@a(iiayax)uui)", &id, &pid, &owner, &target, &program,
+                      &counting, &consistent, &process, &n_members, &retained, &records, &dropped, &missed,
+                      &missed_error);
         read_program(program, &p);
-        if (id == 0 || manager_find_group(m, id) || group_new(id, pid, owner, &p, process, &g) < 0) {
+        if (id == 0 || !program_known(&p, m->events) || manager_find_group(m, id) ||
+            group_new(id, pid, owner, &p, process, &g) < 0) {
                 log_warning("Group %u of the previous image not restored.", id);
                 return;
         }
@@ -113,6 +125,8 @@ static void restore_group(Manager *m, GVariant *v) {
         g->consistent = consistent;
         g->n_members = n_members;
         g->n_records_dropped = dropped;
+        g->n_missed = missed;
+        g->missed_error = missed_error;
         read_vector(retained, g->retained);
         g_variant_iter_init(&it, records);
         while ((rec = g_variant_iter_next_value(&it))) {
@@ -159,8 +173,13 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
                       &comm, &origin, &program, &counting, &enabled, &late, &history, &group_id, &pidfd_index,
                       &thread_ino, &attached_ns, &counters);
         read_program(program, &p);
-        program_encode(&p, m->events, &encoding);
         pidfd = take_fd(t, pidfd_index);
+        if (!program_known(&p, m->events)) {              /* its counters' fds are closed at the end */
+                log_warning("Context of thread %d (pid %d): an event of its program is not in this catalog; "
+                            "not restored.", (int) tid, (int) pid);
+                return;
+        }
+        program_encode(&p, m->events, &encoding);
         r = adopt_counters(m->backend, counters, encoding.n_events, t, &g);
         if (r >= 0) {
                 r = context_adopt(m->backend, m->events, pid, tid, owner, &p, g, pidfd, &c);
@@ -202,8 +221,11 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
         r = manager_adopt(m, c);
         if (r < 0) {
                 log_warning_errno(r, "Context of thread %d of the previous image not restored: %m", (int) tid);
-                if (c->group)
-                        group_member_left(c->group, c);
+                if (c->group) {
+                        Group *grp = c->group;
+                        group_member_left(grp, c);
+                        grp->n_members++;       /* adopted members were counted in the blob, not here */
+                }
                 context_free(c);
         }
 }
@@ -259,6 +281,13 @@ static void restore_system(Manager *m, GVariant *v, FdTable *t, size_t n_cpus) {
         read_program(program, &p);
         pidfd = take_fd(t, pidfd_index);
         tids = g_variant_get_fixed_array(tree, &n_tree, sizeof(int32_t));
+        if (!program_known(&p, m->events)) {
+                log_warning("System-wide context of pid %d: an event of its program is not in this catalog; "
+                            "not restored.", (int) owner_pid);
+                if (pidfd >= 0)
+                        close(pidfd);
+                return;
+        }
         /* Opened on no CPU: each CPU gets the groups the previous image had there. */
         r = offline ? system_new(m->backend, m->events, &p, owner_pid, owner_uid, proctree ? (const pid_t *) tids : NULL,
                                  n_tree, offline, n_cpus, &s) : -ENOMEM;

@@ -62,12 +62,12 @@ static GVariant *comm_variant(const char *comm) {
 
 /* The fds of a counter group, as indices. */
 static GVariant *counters_variant(const CounterBackend *b, CounterGroup *g, FdList *l) {
-        int fds[MAX_COUNTERS];
+        int fds[MAX_COUNTERS + 1];      /* a private leader and MAX_COUNTERS counters */
         GVariantBuilder ab;
-        size_t n = b->fds(g, fds, MAX_COUNTERS);
+        size_t n = b->fds(g, fds, MAX_COUNTERS + 1);
 
         g_variant_builder_init(&ab, G_VARIANT_TYPE("ai"));
-        for (size_t i = 0; i < n && i < MAX_COUNTERS; i++)
+        for (size_t i = 0; i < n && i < MAX_COUNTERS + 1; i++)
                 g_variant_builder_add(&ab, "i", fd_index(l, fds[i]));
         return g_variant_builder_end(&ab);
 }
@@ -81,14 +81,16 @@ static GVariant *group_variant(const Group *g) {
                 g_variant_builder_add(&records, "(ii@ay@ax)", r->pid, r->tid, comm_variant(r->comm),
                                       vector_variant(r->counts));
         }
-        return g_variant_new("(uiuu@" HANDOVER_PROGRAM "bbbu@axa(iiayax)u)", g->id, g->pid, g->owner_uid,
+        return g_variant_new("(uiuu@" HANDOVER_PROGRAM "bbbu@axa(iiayax)uui)", g->id, g->pid, g->owner_uid,
                              g->target_uid, program_variant(&g->program), g->counting, g->consistent, g->process,
-                             g->n_members, vector_variant(g->retained), &records, g->n_records_dropped);
+                             g->n_members, vector_variant(g->retained), &records, g->n_records_dropped,
+                             g->n_missed, (int32_t) g->missed_error);
 }
 
-static GVariant *context_variant(const Context *c, FdList *l) {
+static GVariant *context_variant(Context *c, FdList *l) {
         GVariantBuilder history;
 
+        context_sync_local(c);
         g_variant_builder_init(&history, G_VARIANT_TYPE("a(tb)"));
         for (size_t k = c->n_history; k > 0; k--) {
                 const StateChange *h = &c->history[(c->next_history + CONTEXT_STATE_HISTORY - k) % CONTEXT_STATE_HISTORY];

@@ -13,7 +13,8 @@
  *
  *   PROGRAM   (u mode, ai events)                               MAX_COUNTERS events
  *   GROUP     (u id, i pid, u owner, u target, PROGRAM, b counting, b consistent, b process,
- *              u n_members, ax retained, a(i pid, i tid, ay comm, ax counts) records, u dropped)
+ *              u n_members, ax retained, a(i pid, i tid, ay comm, ax counts) records, u dropped,
+ *              u missed, i missed_error)
  *   CONTEXT   (i pid, i tid, u owner, u target, i creator, ay comm, i origin, PROGRAM, b counting,
  *              b enabled, b attached_late, a(t time, b counting) history oldest first, u group (0:
  *              none), i pidfd (-1 where the fork watch reports exits), t thread_ino, t attached_ns,
@@ -31,7 +32,7 @@
 #define HANDOVER_KEY_THREAD (UINT64_C(1) << 62)
 
 #define HANDOVER_PROGRAM "(uai)"
-#define HANDOVER_GROUP "(uiuu" HANDOVER_PROGRAM "bbbuaxa(iiayax)u)"
+#define HANDOVER_GROUP "(uiuu" HANDOVER_PROGRAM "bbbuaxa(iiayax)uui)"
 #define HANDOVER_CONTEXT "(iiuuiayi" HANDOVER_PROGRAM "bbba(tb)uittai)"
 #define HANDOVER_SYSTEM "(iu" HANDOVER_PROGRAM "bbaiia(ubaxaxaai))"
 #define HANDOVER_FORKWATCH "(ba(ui))"

@@ -47,6 +47,8 @@ static int inheritance_for(Manager *m, pid_t pid, pid_t ppid, pid_t ptid, uint64
         Context *parent = manager_lookup(m, ptid);
         Group *g;
 
+        if (parent)
+                context_sync_local(parent);     /* the switches it made itself, in process */
         if (parent && parent->pid == ppid && program_inherits(&parent->program) &&
             !(parent->group && parent->group->process && pid != ppid)) {
                 *ret = (Inheritance) { &parent->program, parent->owner_uid, parent->target_uid, parent->group,

@@ -1,7 +1,7 @@
 /* local-share.c: see local-share.h. */
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -14,17 +14,12 @@ static size_t page_size(void) {
         return (size_t) sysconf(_SC_PAGESIZE);
 }
 
-int local_share_open(Context *c, int *ret_memfd) {
-        _cleanup_close_ int fd = -1;
-        LocalPage *p;
+/* A one-page memfd, mapped writable here; sealed so that it never shrinks under our map, and with
+ * F_SEAL_FUTURE_WRITE when the thread may only read it. */
+static int make_page(unsigned extra_seals, int *ret_fd, void **ret_map) {
+        _cleanup_close_ int fd = memfd_create("pmapi-local", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        void *p;
 
-        if (!c->private_leader || c->backend->sibling_fd(c->counters) < 0)
-                return -EOPNOTSUPP;
-        if (c->local_memfd >= 0) {
-                *ret_memfd = c->local_memfd;
-                return 0;
-        }
-        fd = memfd_create("pmapi-local", MFD_CLOEXEC | MFD_ALLOW_SEALING);
         if (fd < 0)
                 return -errno;
         if (ftruncate(fd, (off_t) page_size()) < 0)
@@ -32,26 +27,61 @@ int local_share_open(Context *c, int *ret_memfd) {
         p = mmap(NULL, page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (p == MAP_FAILED)
                 return -errno;
+        *ret_map = p;
+        *ret_fd = TAKE_FD(fd);
+        (void) extra_seals;
+        return 0;
+}
+
+static int seal(int fd, unsigned seals) {
+        return fcntl(fd, F_ADD_SEALS, seals) < 0 ? -errno : 0;
+}
+
+static void fill_page(const Context *c, LocalPage *p) {
         *p = (LocalPage) { .magic = LOCAL_PAGE_MAGIC, .version = LOCAL_PAGE_VERSION, .valid = 1,
                            .n_values = (uint32_t) c->encoding.n_events + 1 };
         p->slot[0] = -1;                /* the private leader */
-        p->pmu_counter = c->encoding.n_events == 1 && (c->encoding.attrs[0].type == PERF_TYPE_HARDWARE ||
-                                                       c->encoding.attrs[0].type == PERF_TYPE_HW_CACHE ||
-                                                       c->encoding.attrs[0].type == PERF_TYPE_RAW ||
-                                                       c->encoding.attrs[0].type >= PERF_TYPE_MAX);
         for (size_t i = 0; i < c->encoding.n_events; i++)
                 p->slot[i + 1] = c->encoding.slot[i];
         for (size_t i = c->encoding.n_events + 1; i < LOCAL_PAGE_MAX_VALUES; i++)
                 p->slot[i] = -1;
-        /* The thread maps it read-only: no write, no resize, ever (our map stays writable). */
-        if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) < 0) {
-                int r = -errno;
-                munmap(p, page_size());
+        p->pmu_counter = c->encoding.n_events == 1 && (c->encoding.attrs[0].type == PERF_TYPE_HARDWARE ||
+                                                       c->encoding.attrs[0].type == PERF_TYPE_HW_CACHE ||
+                                                       c->encoding.attrs[0].type == PERF_TYPE_RAW ||
+                                                       c->encoding.attrs[0].type >= PERF_TYPE_MAX);
+}
+
+int local_share_open(Context *c, int *ret_page, int *ret_state) {
+        _cleanup_close_ int page_fd = -1, state_fd = -1;
+        void *page = NULL, *state = NULL;
+        int r;
+
+        if (!c->private_leader || c->backend->sibling_fd(c->counters) < 0)
+                return -EOPNOTSUPP;
+        r = make_page(0, &page_fd, &page);
+        if (r >= 0)
+                r = make_page(0, &state_fd, &state);
+        if (r >= 0) {
+                fill_page(c, page);
+                *(LocalState *) state = (LocalState) { .magic = LOCAL_STATE_MAGIC, .version = LOCAL_PAGE_VERSION };
+                /* The thread reads the first page only; it writes the second, which never shrinks. */
+                r = seal(page_fd, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL);
+                if (r >= 0)
+                        r = seal(state_fd, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+        }
+        if (r < 0) {
+                if (page)
+                        munmap(page, page_size());
+                if (state)
+                        munmap(state, page_size());
                 return r;
         }
-        c->local_page = p;
-        c->local_memfd = TAKE_FD(fd);
-        *ret_memfd = c->local_memfd;
+        local_share_close(c);           /* a thread that asks again: its old handle goes */
+        c->local_page = page;
+        c->local_state = state;
+        c->local_merged = 0;
+        *ret_page = TAKE_FD(page_fd);
+        *ret_state = TAKE_FD(state_fd);
         return 0;
 }
 
@@ -66,10 +96,14 @@ void local_share_invalidate(Context *c) {
 }
 
 void local_share_close(Context *c) {
+        if (c->local_state) {
+                context_sync_local(c);  /* the thread's last switches stand */
+                munmap(c->local_state, page_size());
+                c->local_state = NULL;
+        }
         if (c->local_page) {
                 local_share_invalidate(c);
                 munmap(c->local_page, page_size());
                 c->local_page = NULL;
         }
-        c->local_memfd = safe_close(c->local_memfd);
 }

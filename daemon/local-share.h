@@ -1,18 +1,20 @@
-/* local-share.h: the page pmapid shares with a thread that reads its own context's counters in
- * process (include/internal/local-page.h says what it holds and why). One sealed memfd per context,
- * made when the thread first asks (OpenLocal); pmapid keeps a writable map and clears `valid` when
- * the context goes, so a handle the thread still holds falls back to the bus. */
+/* local-share.h: the pages pmapid shares with a thread that reads and switches its own context's
+ * counters in process (include/internal/local-page.h says what they hold and why): a read-only
+ * page that says whether the handle is still the context's, and a page the thread writes with its
+ * own switches. Both are sealed memfds made when the thread asks (OpenLocal) and sent to it; pmapid
+ * keeps only its maps (no fd), and clears `valid` when the context goes, so that a handle the
+ * thread still holds falls back to the bus. A thread that asks again gets new pages. */
 #pragma once
 
 #include <stdbool.h>
 
 #include "context.h"
 
-/* The context's page, made on first use: *ret_memfd is pmapid's (the bus dups it into the reply).
- * -EOPNOTSUPP for a context without a private leader (counter.h). */
-int local_share_open(Context *c, int *ret_memfd);
+/* New pages for c (the old ones, if any, are taken in and invalidated): *ret_page and *ret_state
+ * are the caller's to send and close. -EOPNOTSUPP for a context without a private leader. */
+int local_share_open(Context *c, int *ret_page, int *ret_state);
 /* The handle no longer reads this context: valid = 0, inside the seqlock. */
 void local_share_invalidate(Context *c);
-/* Invalidates, unmaps and closes: the context is freed, or pmapid re-executes (the new image makes
- * new pages; the thread opens a new handle at its next read). */
+/* Takes in the thread's switches, invalidates and unmaps: the context is freed, or pmapid
+ * re-executes (the new image makes new pages when the thread asks again). */
 void local_share_close(Context *c);

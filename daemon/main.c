@@ -219,6 +219,7 @@ static int run(void) {
                 if (r >= 0 && restored)
                         manager_exits_lost(0, m);       /* exits in the gap were not recorded */
         }
+        manager_update_fork_watch(m);
         if (r < 0)
                 log_warning_errno(r, "Cannot read perf fork records (%m): threads not created through "
                                   "libpmapi's pthread_create will not inherit contexts.");

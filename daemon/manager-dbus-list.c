@@ -14,9 +14,10 @@ static int compare_tid(const void *a, const void *b) {
         return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-static int append_context(sd_bus_message *reply, const Context *c) {
+static int append_context(sd_bus_message *reply, Context *c) {
         char group[sizeof(PMAPI_GROUP_PREFIX) + 16] = "/";
 
+        context_sync_local(c);
         if (c->group)
                 (void) snprintf(group, sizeof(group), PMAPI_GROUP_PREFIX "/%u", c->group->id);
         return sd_bus_message_append(reply, "(iiuuisbo)", (int32_t) c->pid, (int32_t) c->tid,

@@ -13,7 +13,7 @@ int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Manager *manager = userdata;
         BusTarget t;
         Context *c;
-        int memfd, sibling, r;
+        int page = -1, state = -1, sibling, r;
 
         r = manager_bus_read_target(m, manager, error, &t);
         if (r < 0)
@@ -23,20 +23,21 @@ int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 r = manager_check_read(manager, &t.caller, &c->program, c->owner_uid);
         if (r < 0)
                 return manager_bus_fail(m, manager, error, r, &t);
-        if (t.refusal != ACCESS_SELF || c->owner_uid != t.caller.euid || c->group)
+        if (t.pid != t.caller.pid || c->owner_uid != t.caller.euid || c->group)
                 return sd_bus_error_set(error, SD_BUS_ERROR_NOT_SUPPORTED,
                                         "Only a thread's own context outside groups is read in process");
         sibling = c->backend->sibling_fd(c->counters);
-        r = sibling < 0 ? -EOPNOTSUPP : manager_open_local(manager, c, &memfd);
+        r = sibling < 0 ? -EOPNOTSUPP : manager_open_local(manager, c, &page, &state);
         if (r == -EOPNOTSUPP)
                 return sd_bus_error_set(error, SD_BUS_ERROR_NOT_SUPPORTED,
                                         "This context was not made to be read in process");
         if (r < 0)
                 return manager_bus_fail(m, manager, error, r, &t);
         r = sd_bus_message_new_method_return(m, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(reply, "hh", sibling, memfd);        /* sd-bus sends copies */
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "hhh", sibling, page, state);  /* sd-bus sends copies */
+        (void) safe_close(page);
+        (void) safe_close(state);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);

@@ -276,7 +276,7 @@ static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 return r;
         /* Whether OpenLocal would hand this caller the context (manager-dbus-local.c): libpmapi
          * asks only then, so that a futile call never lands in what a thread counts. */
-        r = sd_bus_message_append(reply, "b", (int) (t.refusal == ACCESS_SELF && c->owner_uid == t.caller.euid &&
+        r = sd_bus_message_append(reply, "b", (int) (t.pid == t.caller.pid && c->owner_uid == t.caller.euid &&
                                                      !c->group && c->private_leader));
         if (r < 0)
                 return r;
@@ -384,7 +384,7 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_RESULT("ax", data, "t", timestamp_ns, "b", local),
                                 method_get_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("OpenLocal", SD_BUS_ARGS("i", pid, "i", tid),
-                                SD_BUS_RESULT("h", counter, "h", page),
+                                SD_BUS_RESULT("h", counter, "h", page, "h", state),
                                 method_open_local, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetGroupProgram",
                                 SD_BUS_ARGS("i", pid, "i", tid, "i", mode, "ai", events),

@@ -98,6 +98,10 @@ static void update_fork_watch(Manager *m) {
                 (void) fork_watch_set_enabled(m->fork_watch, manager_n_contexts(m) > 0);
 }
 
+void manager_update_fork_watch(Manager *m) {
+        update_fork_watch(m);
+}
+
 static unsigned uid_count(Manager *m, uid_t uid) {
         return GPOINTER_TO_UINT(g_hash_table_lookup(m->contexts_per_uid, GUINT_TO_POINTER(uid)));
 }
@@ -127,21 +131,14 @@ static void release_group_if_empty(Manager *m, Group *g) {
 /* The fds a context holds: one per counter, its pidfd if it keeps one, the private leader and the
  * local page of a thread that reads in process. */
 static unsigned context_fds(const Context *c) {
-        return (unsigned) c->encoding.n_events + (c->pidfd >= 0) + c->private_leader + (c->local_memfd >= 0);
+        return (unsigned) c->encoding.n_events + (c->pidfd >= 0) + c->private_leader;
 }
 
-int manager_open_local(Manager *m, Context *c, int *ret_memfd) {
-        bool new_page = c->local_memfd < 0;
-        int r;
-
+int manager_open_local(Manager *m, Context *c, int *ret_page, int *ret_state) {
+        (void) m;
         if (!c->private_leader)
                 return -EOPNOTSUPP;
-        if (new_page && m->fds_used + 1 > m->fd_budget)
-                return -ENFILE;
-        r = local_share_open(c, ret_memfd);
-        if (r >= 0 && new_page)
-                m->fds_used++;
-        return r;
+        return local_share_open(c, ret_page, ret_state);
 }
 
 void manager_close_local(Manager *m) {
@@ -149,12 +146,8 @@ void manager_close_local(Manager *m) {
         gpointer value;
 
         g_hash_table_iter_init(&it, m->threads);
-        while (g_hash_table_iter_next(&it, NULL, &value)) {
-                Context *c = value;
-                if (c->local_memfd >= 0)
-                        m->fds_used -= MIN(m->fds_used, 1u);
-                local_share_close(c);
-        }
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                local_share_close(value);
 }
 
 static void remove_context(Manager *m, Context *c) {

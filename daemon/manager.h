@@ -79,6 +79,8 @@ Manager *manager_free(Manager *m);
 /* Starts following thread creation through perf fork records (needs CAP_PERFMON). */
 int manager_watch_forks(Manager *m);
 
+/* Fork records on while any context exists, off otherwise (after a restore). */
+void manager_update_fork_watch(Manager *m);
 /* The same on the fork watch of pmapid's previous image (handover.h): takes the fds. */
 int manager_adopt_fork_watch(Manager *m, const unsigned *cpus, const int *fds, size_t n, bool enabled);
 /* A thread (pinned by pidfd, or -1) that should have joined group g could not (error: a negative
@@ -88,9 +90,9 @@ void manager_group_missed(Manager *m, Group *g, pid_t pid, pid_t tid, int pidfd,
 const char *manager_miss_reason(int error);
 /* Before a group is freed: forgets its misses and logs how many there were. */
 void manager_group_released(Manager *m, Group *g);
-/* Local reads (local-share.h): the page of c, made on first use, its fd counted in the budget.
- * -EOPNOTSUPP for a context made without a private leader, -ENFILE out of fds. */
-int manager_open_local(Manager *m, Context *c, int *ret_memfd);
+/* Reads and switches in process (local-share.h): new pages for c, whose fds the caller sends and
+ * closes (pmapid keeps only maps). -EOPNOTSUPP for a context made without a private leader. */
+int manager_open_local(Manager *m, Context *c, int *ret_page, int *ret_state);
 /* Every context's page invalidated and closed (before a re-exec or a hand-over). */
 void manager_close_local(Manager *m);
 /* The fork watch's EXIT records and lost records (inherit.c hands them on): a context whose thread

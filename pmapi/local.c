@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -21,6 +22,7 @@ typedef struct LocalHandle {
         uint32_t n_values;
         int32_t slot[LOCAL_PAGE_MAX_VALUES];
         const volatile struct perf_event_mmap_page *user; /* the fd's own page, for rdpmc; or NULL */
+        LocalState *state;              /* our switches, for pmapid (writable map) */
         bool tried;                     /* asked pmapid for this program already */
 } LocalHandle;
 
@@ -29,6 +31,8 @@ static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
 static void handle_close(LocalHandle *h) {
+        if (h->state)
+                munmap(h->state, h->page_size);
         if (h->user)
                 munmap((void *) h->user, h->page_size);
         if (h->fd >= 0)
@@ -105,7 +109,7 @@ static int map_page(int memfd, LocalHandle *h) {
 
         if (fstat(memfd, &st) < 0 || (size_t) st.st_size < sizeof(LocalPage))
                 return -EBADF;
-        p = mmap(NULL, size, PROT_READ, MAP_SHARED, memfd, 0);
+        p = mmap(NULL, size, PROT_READ, MAP_SHARED | MAP_POPULATE, memfd, 0);     /* no fault later, inside a count */
         if (p == MAP_FAILED)
                 return -errno;
         if (p->magic != LOCAL_PAGE_MAGIC || p->version != LOCAL_PAGE_VERSION || p->n_values < 2 ||
@@ -136,10 +140,71 @@ static bool fds_to_spare(void) {
         return ok;
 }
 
+/* The thread's own switches page, checked; writable. */
+static int map_state(int memfd, LocalHandle *h) {
+        struct stat st;
+        void *p;
+
+        if (fstat(memfd, &st) < 0 || (size_t) st.st_size < sizeof(LocalState))
+                return -EBADF;
+        p = mmap(NULL, h->page_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, memfd, 0);
+        if (p == MAP_FAILED)
+                return -errno;
+        if (((LocalState *) p)->magic != LOCAL_STATE_MAGIC) {
+                munmap(p, h->page_size);
+                return -EPROTO;
+        }
+        h->state = p;
+        return 0;
+}
+
+/* The page says the handle is still the context's (before an ioctl, and after it). */
+static bool still_valid(void) {
+        uint32_t seq = __atomic_load_n(&handle.page->seq, __ATOMIC_ACQUIRE);
+
+        return !(seq & 1) && __atomic_load_n(&handle.page->valid, __ATOMIC_ACQUIRE);
+}
+
+int local_switch(bool on) {
+        struct timespec ts;
+        LocalStateChange *ch;
+        uint32_t n;
+
+        if (handle.fd < 0 || !handle.state)
+                return -1;
+        if (!still_valid())
+                goto gone;
+        /* PERF_IOC_FLAG_GROUP on a sibling switches its whole group, the private leader's. */
+        if (ioctl(handle.fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0)
+                goto gone;
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        n = handle.state->n;
+        ch = &handle.state->ring[n % LOCAL_STATE_RING];
+        ch->time_ns = (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
+        ch->counting = on;
+        __atomic_store_n(&handle.state->n, n + 1, __ATOMIC_RELEASE);
+        if (!still_valid())
+                goto gone;              /* the switch hit counters the context no longer has */
+        return 0;
+gone:
+        handle_close(&handle);
+        return -1;
+}
+
+int local_reset(void) {
+        if (handle.fd < 0 || !still_valid())
+                return -1;
+        if (ioctl(handle.fd, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0 || !still_valid()) {
+                handle_close(&handle);
+                return -1;
+        }
+        return 0;
+}
+
 void local_try_open(void) {
         _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         LocalHandle h = { .fd = -1 };
-        int counter, page, r;
+        int counter, page, state, r;
 
         if (handle.fd >= 0 || handle.tried)
                 return;
@@ -147,17 +212,20 @@ void local_try_open(void) {
         if (bus_can_pass_fds() != 1 || !fds_to_spare())
                 return;                 /* the bus it is, silently */
         (void) pthread_once(&exit_once, make_exit_key);
-        if (bus_call_self("OpenLocal", &reply, NULL) != 0 || sd_bus_message_read(reply, "hh", &counter, &page) < 0)
+        if (bus_call_self("OpenLocal", &reply, NULL) != 0 ||
+            sd_bus_message_read(reply, "hhh", &counter, &page, &state) < 0)
                 return;                 /* not for this context, or an older pmapid: the bus it is */
         /* The reply owns the fds it carries: ours are copies. */
         h.fd = fcntl(counter, F_DUPFD_CLOEXEC, 3);
         r = h.fd < 0 ? -errno : map_page(page, &h);
+        if (r >= 0)
+                r = map_state(state, &h);
         if (r < 0) {
                 handle_close(&h);
                 return;
         }
         if (h.page->pmu_counter && self_read_pmc) {
-                void *u = mmap(NULL, h.page_size, PROT_READ, MAP_SHARED, h.fd, 0);
+                void *u = mmap(NULL, h.page_size, PROT_READ, MAP_SHARED | MAP_POPULATE, h.fd, 0);
                 h.user = u == MAP_FAILED ? NULL : u;    /* refused (perf_event_mlock_kb): read() */
         }
         h.tried = true;

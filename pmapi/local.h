@@ -6,10 +6,17 @@
  * soon as its page says the context is gone; every failure falls back to the bus. */
 #pragma once
 
+#include <stdbool.h>
+
 #include "pmapi.h"
 
 /* 0 and data (and time) filled from the local counters, or -1: read over the bus. */
 int local_read(pm_data_t *data, timebasestruct_t *time);
+/* pm_start_mythread / pm_stop_mythread / pm_reset_data_mythread at ioctl cost, on the handle: 0,
+ * or -1: make the call to pmapid. A switch is written to the page pmapid reads (LocalState), so
+ * that it knows the state and what new threads inherit. */
+int local_switch(bool on);
+int local_reset(void);
 /* After a read over the bus succeeded: asks pmapid for a handle, once per program. */
 void local_try_open(void);
 /* The program changes (set, delete, group): the handle goes; the next read asks again. */

@@ -33,15 +33,15 @@ int pm_delete_program_mythread(void) {
 }
 
 int pm_start_mythread(void) {
-        return call_simple("Start", target_self());
+        return local_switch(true) == 0 ? 0 : call_simple("Start", target_self());
 }
 
 int pm_stop_mythread(void) {
-        return call_simple("Stop", target_self());
+        return local_switch(false) == 0 ? 0 : call_simple("Stop", target_self());
 }
 
 int pm_reset_data_mythread(void) {
-        return call_simple("ResetData", target_self());
+        return local_reset() == 0 ? 0 : call_simple("ResetData", target_self());
 }
 
 int pm_get_tdata_mythread(pm_data_t *data, timebasestruct_t *time) {

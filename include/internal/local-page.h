@@ -30,3 +30,26 @@ typedef struct LocalPage {
          * it (pmapi/self-read.h), else it read()s. */
         uint32_t pmu_counter;
 } LocalPage;
+
+/* The second page, which the thread writes and pmapid reads: the changes of the context's own
+ * counting state that the thread made itself with an ioctl on the fd (pm_start_mythread,
+ * pm_stop_mythread), so that pmapid knows the state (GetProgram, the Counting property) and what a
+ * thread created at time T inherits. The thread appends a change at ring[n % LOCAL_STATE_RING],
+ * then stores n + 1 (release); pmapid reads up to n (acquire), and takes what it finds only as the
+ * thread's word about its own context. */
+#define LOCAL_STATE_MAGIC 0x706d4c53u  /* "SLmp" */
+#define LOCAL_STATE_RING 8
+
+typedef struct LocalStateChange {
+        uint64_t time_ns;               /* CLOCK_MONOTONIC, right after the ioctl */
+        uint32_t counting;              /* the state from then on */
+        uint32_t reserved;
+} LocalStateChange;
+
+typedef struct LocalState {
+        uint32_t magic;
+        uint32_t version;
+        uint32_t n;                     /* changes written so far */
+        uint32_t reserved;
+        LocalStateChange ring[LOCAL_STATE_RING];
+} LocalState;

@@ -111,8 +111,12 @@ int main(void) {
         prog.events[1] = find_event_id(&info, "PM_MINOR_FLT");
 
         long long raw_read = MEASURE(N_RAW, , (void) !read(fds[0], buf, sizeof(buf)));
-        long long raw_enable = MEASURE(N_RAW, , ioctl(fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
-        long long raw_disable = MEASURE(N_RAW, , ioctl(fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
+        /* Each a real switch, as pm_start/stop_mythread's below: enabling an enabled group costs less. */
+        long long raw_enable = MEASURE(N_RAW, ioctl(fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP),
+                                       ioctl(fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
+        long long raw_disable = MEASURE(N_RAW, ioctl(fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP),
+                                        ioctl(fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
+        long long raw_reset = MEASURE(N_RAW, , ioctl(fds[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP));
         long long raw_open = MEASURE(N_BUS * 5, , (raw_group_close(fds), raw_group_open(fds)));
         long long ping = MEASURE(N_BUS, , sd_bus_call_method(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
                                                              "org.freedesktop.DBus.Peer", "Ping", NULL, NULL, ""));
@@ -126,9 +130,10 @@ int main(void) {
         long long raw_handed = handed >= 0 ? MEASURE(N_RAW, , (void) !read(handed, buf, sizeof(buf))) : -1;
         long long get_data = MEASURE(N_RAW, , pm_get_data_mythread(&d));
         long long get_data_bus = MEASURE(N_BUS, , pm_get_data_thread(getpid(), gettid(), &d));
-        long long start = MEASURE(N_BUS, pm_stop_mythread(), pm_start_mythread());
-        long long stop = MEASURE(N_BUS, pm_start_mythread(), pm_stop_mythread());
-        long long reset = MEASURE(N_BUS, , pm_reset_data_mythread());
+        /* In process too, for a context outside groups (pmapi/local.h). */
+        long long start = MEASURE(N_RAW, pm_stop_mythread(), pm_start_mythread());
+        long long stop = MEASURE(N_RAW, pm_start_mythread(), pm_stop_mythread());
+        long long reset = MEASURE(N_RAW, , pm_reset_data_mythread());
         (void) pm_delete_program_mythread();
         long long set_delete = MEASURE(N_BUS, , (pm_set_program_mythread(&prog), pm_delete_program_mythread()));
 
@@ -138,6 +143,7 @@ int main(void) {
         row("raw read() of the perf group", raw_read, raw_read, "raw read");
         row("raw ioctl(ENABLE|GROUP)", raw_enable, raw_enable, "raw enable");
         row("raw ioctl(DISABLE|GROUP)", raw_disable, raw_disable, "raw disable");
+        row("raw ioctl(RESET|GROUP)", raw_reset, raw_reset, "raw reset");
         row("raw open+close of the group", raw_open, raw_open, "raw open+close");
         row("D-Bus Peer.Ping to pmapid", ping, raw_read, "raw read");
         if (raw_handed > 0)
@@ -149,7 +155,7 @@ int main(void) {
         row("pm_get_data_thread on itself (bus)", get_data_bus, ping, "Peer.Ping");
         row("pm_start_mythread", start, raw_enable, "raw enable");
         row("pm_stop_mythread", stop, raw_disable, "raw disable");
-        row("pm_reset_data_mythread", reset, raw_read, "raw read");
+        row("pm_reset_data_mythread", reset, raw_reset, "raw reset");
         row("pm_set_program + pm_delete_program", set_delete, raw_open, "raw open+close");
         row("pm_set_program + pm_delete_program", set_delete, 2 * ping, "2 x Peer.Ping");
 

@@ -30,6 +30,7 @@
 #include "bus-fixture.h"
 #include "check.h"
 #include "pmapi.h"
+#include "stepper.h"
 #include "target.h"
 #include "workload.h"
 
@@ -275,6 +276,32 @@ static void test_only_the_own_context_outside_groups_is_handed_over(void **state
         assert_string_equal(name, "org.freedesktop.DBus.Error.NotSupported");
         target_kill(&t);
 
+        /* Another process of the same user with its own context made to be read in process: not
+         * for us, not even as root. */
+        {
+                int go[2], ready[2], status;
+                pid_t child;
+                char c = 0;
+
+                assert_int_equal(pipe(go), 0);
+                assert_int_equal(pipe(ready), 0);
+                child = fork();
+                assert_true(child >= 0);
+                if (child == 0) {
+                        pid_t me = gettid();
+                        _exit(pm_set_program_mythread(&prog) != 0 || write(ready[1], &me, sizeof(me)) != sizeof(me) ||
+                              read(go[0], &c, 1) != 1 ? 1 : 0);
+                }
+                pid_t child_tid = 0;
+                assert_int_equal(read(ready[0], &child_tid, sizeof(child_tid)), (ssize_t) sizeof(child_tid));
+                assert_true(open_local_error(child, child_tid, name, sizeof(name)) < 0);
+                assert_string_equal(name, "org.freedesktop.DBus.Error.NotSupported");
+                assert_int_equal(write(go[1], &c, 1), 1);
+                assert_int_equal(waitpid(child, &status, 0), child);
+                assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+                close(go[0]), close(go[1]), close(ready[0]), close(ready[1]);
+        }
+
         /* A group member reads over the bus, and never asks. */
         assert_int_equal(pm_set_program_mygroup(&prog), 0);
         for (int i = 0; i < 3; i++)
@@ -318,6 +345,110 @@ static int no_fds_body(void *arg) {
 static void test_out_of_fds_reads_over_the_bus(void **state) {
         (void) state;
         assert_int_equal(run_as_nobody(no_fds_body, NULL), 0);
+}
+
+/* pmapid's view of the thread's own counting state: the count bit GetProgram reports. */
+static int pmapid_says_counting(void) {
+        pm_prog_t p;
+
+        if (pm_get_program_thread(getpid(), gettid(), &p) != 0)
+                return -1;
+        return (p.mode.w & PM_COUNT) != 0;
+}
+
+/* Start, stop and reset at ioctl cost: exact, adding nothing, and pmapid knows the state, what a
+ * new thread inherits, and a third party's switch. */
+static int switch_body(void *arg) {
+        pm_data_t a, b, d;
+        pm_prog_t prog;
+
+        (void) arg;
+        CHECK(local_ready(&prog, NULL) == 0);
+        CHECK_RC(pm_get_data_mythread(&a), 0);
+        CHECK_RC(pm_stop_mythread(), 0);
+        CHECK(touch_fresh_pages(200) == 0);
+        CHECK_RC(pm_get_data_mythread(&b), 0);
+        CHECK(b.accu[0] == a.accu[0]);                  /* stopped, in process */
+        CHECK(pmapid_says_counting() == 0);             /* and pmapid knows */
+        CHECK_RC(pm_start_mythread(), 0);
+        CHECK(pmapid_says_counting() == 1);
+        CHECK_RC(pm_get_data_mythread(&a), 0);
+        CHECK(touch_fresh_pages(100) == 0);
+        CHECK_RC(pm_get_data_mythread(&b), 0);
+        CHECK(b.accu[0] - a.accu[0] == 100);
+        for (int i = 0; i < READS; i++) {               /* 10,000 switches: not one page fault */
+                CHECK_RC(pm_stop_mythread(), 0);
+                CHECK_RC(pm_start_mythread(), 0);
+        }
+        CHECK_RC(pm_get_data_mythread(&a), 0);
+        CHECK(a.accu[0] == b.accu[0]);
+        CHECK_RC(pm_reset_data_mythread(), 0);
+        CHECK_RC(pm_get_data_mythread(&d), 0);
+        CHECK(d.accu[0] == 0 && d.accu[1] == 0);
+        CHECK_RC(pm_stop_mythread(), 0);
+        CHECK_RC(pm_get_data_mythread(&d), 0);
+        CHECK_RC(pm_get_data_thread(getpid(), gettid(), &b), 0);
+        CHECK(memcmp(d.accu, b.accu, sizeof(d.accu)) == 0);     /* pmapid reads what we do */
+        CHECK_RC(pm_delete_program_mythread(), 0);
+        return 0;
+}
+
+static void test_local_switches_are_exact_and_known(void **state) {
+        (void) state;
+        assert_int_equal(switch_body(NULL), 0);
+        assert_int_equal(run_as_nobody(switch_body, NULL), 0);
+}
+
+/* A thread created after a switch in process inherits the state it had then (AIX: new threads
+ * take their creator's state at creation), which pmapid learns from the thread's state page. */
+static void test_new_threads_inherit_a_local_switch(void **state) {
+        Stepper off, on;
+        pm_prog_t prog;
+        pm_data_t d;
+
+        (void) state;
+        assert_int_equal(local_ready(&prog, NULL), 0);
+        assert_int_equal(pm_stop_mythread(), 0);        /* in process */
+        assert_int_equal(stepper_start(&off, false), 0);
+        stepper_step(&off, 100);
+        assert_int_equal(pm_get_data_thread(getpid(), off.tid, &d), 0);
+        assert_int_equal(d.accu[0], 0);                 /* born stopped */
+        assert_int_equal(pm_start_mythread(), 0);
+        assert_int_equal(stepper_start(&on, false), 0);
+        stepper_step(&on, 100);
+        assert_int_equal(pm_get_data_thread(getpid(), on.tid, &d), 0);
+        assert_in_range(d.accu[0], 100, 104);           /* born counting (its first stack pages too) */
+        stepper_stop(&off);
+        stepper_stop(&on);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+}
+
+/* A garbage state page from the thread changes nothing but that thread's own state. */
+static void test_hostile_state_page(void **state) {
+        char line[512];
+        pm_prog_t prog;
+        pm_info_t info;
+        FILE *maps;
+        int written = 0;
+
+        (void) state;
+        assert_int_equal(local_ready(&prog, NULL), 0);
+        maps = fopen("/proc/self/maps", "re");
+        assert_non_null(maps);
+        while (fgets(line, sizeof(line), maps)) {
+                unsigned long lo, hi;
+                char perms[8];
+                if (strstr(line, "pmapi-local") && sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 &&
+                    perms[1] == 'w') {
+                        memset((void *) lo, 0xff, hi - lo);             /* n = 0xffffffff, all states 'on' */
+                        written++;
+                }
+        }
+        fclose(maps);
+        assert_int_equal(written, 1);                   /* the state page only: the other is read-only */
+        assert_true(pmapid_says_counting() >= 0);       /* pmapid answers */
+        assert_int_equal(pm_init(PM_VERIFIED, &info), 0);
+        assert_int_equal(pm_delete_program_mythread(), 0);
 }
 
 /* A re-executed pmapid makes new pages: the old handle falls back, then a new one is asked for. */
@@ -368,6 +499,9 @@ int main(void) {
                 cmocka_unit_test(test_hostile_holder_spoils_only_its_own),
                 cmocka_unit_test(test_only_the_own_context_outside_groups_is_handed_over),
                 cmocka_unit_test(test_out_of_fds_reads_over_the_bus),
+                cmocka_unit_test(test_local_switches_are_exact_and_known),
+                cmocka_unit_test(test_new_threads_inherit_a_local_switch),
+                cmocka_unit_test(test_hostile_state_page),
                 cmocka_unit_test(test_reexec_sends_reads_back_to_the_bus),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -161,6 +161,35 @@ static int thread_context_body(void *arg) {
         return 0;
 }
 
+/* Eight events, with the private leader of reads in process: every counter keeps its slot. */
+static void test_eight_events_keep_their_slots(void **state) {
+        pm_data_t before, after;
+        pm_prog_t prog = { .mode.w = PM_USER | PM_COUNT }, got;
+        pm_info_t info;
+        int flt = -1;
+
+        (void) state;
+        assert_int_equal(pm_init(PM_VERIFIED | PM_CAVEAT | PM_UNVERIFIED, &info), 0);
+        assert_true(info.maxevents[0] >= MAX_COUNTERS);
+        for (int c = 0; c < MAX_COUNTERS; c++) {
+                prog.events[c] = info.list_events[c][c].event_id;      /* a different event each */
+                if (strcmp(info.list_events[c][c].short_name, "PM_PAGE_FLT") == 0)
+                        flt = c;
+        }
+        assert_true(flt >= 0);
+        assert_int_equal(pm_set_program_mythread(&prog), 0);
+        assert_int_equal(touch_fresh_pages(300), 0);
+        assert_int_equal(pm_stop_mythread(), 0);
+        assert_int_equal(pm_get_data_mythread(&before), 0);
+        assert_true(before.accu[flt] >= 300);
+        assert_int_equal(reexec_pmapid(), 0);
+        assert_int_equal(pm_get_data_mythread(&after), 0);
+        assert_memory_equal(before.accu, after.accu, sizeof(before.accu));
+        assert_int_equal(pm_get_program_mythread(&got), 0);
+        assert_memory_equal(got.events, prog.events, sizeof(prog.events));
+        assert_int_equal(pm_delete_program_mythread(), 0);
+}
+
 static void test_thread_context_survives_as_root(void **state) {
         pid_t before = fixture.daemon_pid;
 
@@ -300,6 +329,7 @@ int main(void) {
                 cmocka_unit_test(test_group_survives_as_nobody),
                 cmocka_unit_test(test_system_context_survives),
                 cmocka_unit_test(test_ownership_and_fds_are_kept),
+                cmocka_unit_test(test_eight_events_keep_their_slots),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,6 +1,7 @@
 /* bench-third-party.c: what the access rule costs. Median of pm_get_data_thread on another
  * process's thread, by root and by the thread's owner (whose calls read the target's credentials
- * from /proc), next to the first-party pm_get_data_mythread, the D-Bus floor (Peer.Ping) and the
+ * from /proc), next to a first-party GetData over the bus (pm_get_data_thread on the calling
+ * thread: pm_get_data_mythread reads in process and is no bus reference), the D-Bus floor (Peer.Ping) and the
  * raw read() of a perf group opened on that same thread, all in this run. Asserts nothing. */
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -50,7 +51,7 @@ static void ping(void *arg) {
 static void get_data_mythread(void *arg) {
         pm_data_t d;
         (void) arg;
-        (void) pm_get_data_mythread(&d);
+        (void) pm_get_data_thread(getpid(), gettid(), &d);     /* first party, through pmapid */
 }
 
 static void get_data_thread(void *arg) {
@@ -134,7 +135,7 @@ int main(void) {
         printf("%-44s %10s      %8s\n", "operation", "median", "ratio");
         row("raw read() of a perf group on the target", raw, raw, "raw read");
         row("D-Bus Peer.Ping to pmapid", floor, raw, "raw read");
-        row("pm_get_data_mythread (first party)", mine, floor, "Peer.Ping");
+        row("pm_get_data_thread on itself (first party, bus)", mine, floor, "Peer.Ping");
         row("pm_get_data_thread by root", by_root, raw, "raw read");
         row("pm_get_data_thread by root", by_root, mine, "first party");
         row("pm_get_data_thread by the owner (/proc read)", by_owner, raw, "raw read");

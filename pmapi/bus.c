@@ -44,9 +44,11 @@ static __thread bool last_absent;
 
 static void atfork_prepare(void) {
         pthread_mutex_lock(&bus_lock);
+        local_prepare_fork();
 }
 
 static void atfork_parent(void) {
+        local_parent_after_fork();
         pthread_mutex_unlock(&bus_lock);
 }
 
@@ -60,7 +62,7 @@ static void own_set_by_page(void) {
 static void atfork_child(void) {
         pthread_mutex_unlock(&bus_lock);
         own_set_by_page();
-        local_forget_after_fork();      /* its handle reads the parent's thread */
+        local_forget_after_fork();      /* every handle reads a parent's thread */
 }
 
 __attribute__((constructor)) static void bus_register_fork_handlers(void) {

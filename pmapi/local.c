@@ -24,13 +24,41 @@ typedef struct LocalHandle {
         const volatile struct perf_event_mmap_page *user; /* the fd's own page, for rdpmc; or NULL */
         LocalState *state;              /* our switches, for pmapid (writable map) */
         bool tried;                     /* asked pmapid for this program already */
+        struct LocalHandle *next, *prev;        /* every open handle of the process (all_handles) */
 } LocalHandle;
 
 static __thread LocalHandle handle = { .fd = -1 };
+/* Every thread's open handle, so that a forked child closes them all: the child has one thread,
+ * but the others' fds and maps came along. */
+static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
+static LocalHandle *all_handles;
+
+static void list_add(LocalHandle *h) {
+        pthread_mutex_lock(&all_lock);
+        h->prev = NULL;
+        h->next = all_handles;
+        if (all_handles)
+                all_handles->prev = h;
+        all_handles = h;
+        pthread_mutex_unlock(&all_lock);
+}
+
+static void list_remove(LocalHandle *h) {
+        pthread_mutex_lock(&all_lock);
+        if (h->prev)
+                h->prev->next = h->next;
+        else if (all_handles == h)
+                all_handles = h->next;
+        if (h->next)
+                h->next->prev = h->prev;
+        h->next = h->prev = NULL;
+        pthread_mutex_unlock(&all_lock);
+}
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
-static void handle_close(LocalHandle *h) {
+/* Unmaps and closes without the list (the caller has taken it out, or is a forked child). */
+static void handle_release(LocalHandle *h) {
         if (h->state)
                 munmap(h->state, h->page_size);
         if (h->user)
@@ -42,9 +70,19 @@ static void handle_close(LocalHandle *h) {
         *h = (LocalHandle) { .fd = -1 };
 }
 
+static void handle_close(LocalHandle *h) {
+        if (h->fd >= 0 && h == &handle)
+                list_remove(h);
+        handle_release(h);
+}
+
 /* At thread exit: the handle's fd and map go with the thread. */
 static void on_thread_exit(void *p) {
-        handle_close(p);
+        LocalHandle *h = p;
+
+        if (h->fd >= 0)
+                list_remove(h);
+        handle_release(h);
 }
 
 static void make_exit_key(void) {
@@ -55,8 +93,24 @@ void local_drop(void) {
         handle_close(&handle);
 }
 
+void local_prepare_fork(void) {
+        pthread_mutex_lock(&all_lock);
+}
+
+void local_parent_after_fork(void) {
+        pthread_mutex_unlock(&all_lock);
+}
+
 void local_forget_after_fork(void) {
-        handle_close(&handle);
+        LocalHandle *h = all_handles, *next;
+
+        /* Ours and the other threads' (their TLS came along): none reads this process's threads. */
+        for (; h; h = next) {
+                next = h->next;
+                handle_release(h);
+        }
+        all_handles = NULL;
+        pthread_mutex_unlock(&all_lock);
 }
 
 int local_read(pm_data_t *data, timebasestruct_t *time) {
@@ -230,5 +284,6 @@ void local_try_open(void) {
         }
         h.tried = true;
         handle = h;
+        list_add(&handle);
         (void) pthread_setspecific(exit_key, &handle);
 }

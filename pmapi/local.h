@@ -21,5 +21,8 @@ int local_reset(void);
 void local_try_open(void);
 /* The program changes (set, delete, group): the handle goes; the next read asks again. */
 void local_drop(void);
-/* In a forked child: the handle reads the parent's thread; it goes without a bus call. */
+/* fork(): the list of handles is held across it; in the child every handle goes (they read the
+ * parent's threads), without a bus call. */
+void local_prepare_fork(void);
+void local_parent_after_fork(void);
 void local_forget_after_fork(void);

@@ -159,28 +159,36 @@ static void test_context_changed_from_outside_is_never_read_stale(void **state) 
         assert_int_equal(pm_delete_program_thread(self, tid), 0);
 }
 
-/* A forked child reads its own context (inherited at fork), never its parent's counters. */
+/* A forked child reads its own context (inherited at fork), never its parent's counters, and
+ * holds none of its parent's threads' handles. */
 static void test_forked_child_reads_its_own(void **state) {
         pm_prog_t prog;
+        Stepper other;
         pm_data_t d;
         int status;
         pid_t pid;
 
         (void) state;
         assert_int_equal(local_ready(&prog, NULL), 0);
+        assert_int_equal(stepper_start(&other, true), 0);      /* another thread with a handle */
+        stepper_step(&other, 1);
+        stepper_step(&other, 1);
         assert_int_equal(touch_fresh_pages(2000), 0);
         pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
                 pm_data_t c;
                 int fds[4];
+                if (perf_fds_of_self(fds, 4) != 0)
+                        _exit(3);                       /* the parent's handles came along */
                 if (pm_get_data_mythread(&c) != 0 || c.accu[0] >= 2000)
                         _exit(1);
-                _exit(perf_fds_of_self(fds, 4) <= 1 ? 0 : 2);  /* not the parent's handle */
+                _exit(perf_fds_of_self(fds, 4) <= 1 ? 0 : 2);
         }
         assert_int_equal(waitpid(pid, &status, 0), pid);
         assert_true(WIFEXITED(status));
         assert_int_equal(WEXITSTATUS(status), 0);
+        stepper_stop(&other);
         assert_int_equal(pm_get_data_mythread(&d), 0);
         assert_true(d.accu[0] >= 2000);
         assert_int_equal(pm_delete_program_mythread(), 0);

@@ -384,6 +384,25 @@ static void unshare_programs(BusFixture *f) {
         rmdir(bin);
 }
 
+int bus_fixture_restart_with_config(BusFixture *f, const char *conf_text) {
+        char conf[300], arg[320];
+        FILE *c;
+
+        snprintf(conf, sizeof(conf), "%s/pmapid.conf", f->dir);
+        c = fopen(conf, "we");
+        if (!c)
+                return 1;
+        fputs(conf_text, c);
+        if (fclose(c) != 0)
+                return 1;
+        snprintf(arg, sizeof(arg), "--config=%s", conf);
+        const char *args[] = { arg, NULL };
+        if (bus_fixture_stop_daemon(f) != 0)
+                return 1;
+        f->capture_log = true;
+        return bus_fixture_start_daemon(f, args);
+}
+
 int bus_fixture_stop(BusFixture *f) {
         char path[300];
         int r;
@@ -392,6 +411,8 @@ int bus_fixture_stop(BusFixture *f) {
         (void) stop_process(&f->bus_pid);
         if (f->dir[0]) {
                 unshare_programs(f);
+                snprintf(path, sizeof(path), "%s/pmapid.conf", f->dir);
+                unlink(path);
                 snprintf(path, sizeof(path), "%s/bus.conf", f->dir);
                 unlink(path);
                 snprintf(path, sizeof(path), "%s/system_bus_socket", f->dir);

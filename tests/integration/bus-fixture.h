@@ -30,6 +30,9 @@ int bus_fixture_stop_daemon(BusFixture *f);
 /* Starts only the bus (no pmapid). */
 int bus_fixture_start_bus(BusFixture *f);
 int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args);
+/* Stops pmapid and starts it again, its log captured, with a pmapid.conf of conf_text in the
+ * fixture's directory (removed at bus_fixture_stop). 0 or 1. */
+int bus_fixture_restart_with_config(BusFixture *f, const char *conf_text);
 /* Whether pmapid's log (capture_log) has a line containing every one of the NULL-terminated
  * strings. */
 bool bus_fixture_log_has(const BusFixture *f, ...) __attribute__((sentinel));

@@ -496,30 +496,18 @@ static int owner_fills_its_limit(void *arg) {
 /* MaxContextsPerUser from pmapid.conf binds the caller that makes the contexts; root is not
  * charged for them. */
 static void test_per_user_limit_comes_from_the_config_file(void **state) {
-        char conf[300], arg[320];
         TargetIdentity nobody = TARGET_UID(NOBODY);
         pm_prog_t prog;
         Target t;
-        FILE *f;
 
         (void) state;
-        snprintf(conf, sizeof(conf), "%s/pmapid.conf", fixture.dir);
-        f = fopen(conf, "we");
-        assert_non_null(f);
-        fprintf(f, "[Limits]\nMaxContextsPerUser=2\n");
-        assert_int_equal(fclose(f), 0);
-        snprintf(arg, sizeof(arg), "--config=%s", conf);
-        const char *args[] = { arg, NULL };
-        assert_int_equal(bus_fixture_stop_daemon(&fixture), 0);
-        fixture.capture_log = true;
-        assert_int_equal(bus_fixture_start_daemon(&fixture, args), 0);
+        assert_int_equal(bus_fixture_restart_with_config(&fixture, "[Limits]\nMaxContextsPerUser=2\n"), 0);
 
         assert_int_equal(target_start(&t, &nobody, 4), 0);
         assert_int_equal(run_as_nobody(owner_fills_its_limit, &t), 0);
         program_one(&prog, PM_USER, page_flt);
         assert_int_equal(pm_set_program_thread(t.pid, t.tids[3], &prog), 0);     /* root's own count */
         target_kill(&t);
-        unlink(conf);
 }
 
 static int setup(void **state) {

@@ -191,23 +191,13 @@ static int limited_body(void *arg) {
 }
 
 static void test_limit_makes_a_partial_group_that_says_so(void **state) {
-        char conf[300], arg[320];
-        FILE *f;
+        char conf[64];
 
         (void) state;
-        snprintf(conf, sizeof(conf), "%s/pmapid.conf", fixture.dir);
-        f = fopen(conf, "we");
-        assert_non_null(f);
-        fprintf(f, "[Limits]\nMaxContextsPerUser=%d\n", LIMIT);
-        assert_int_equal(fclose(f), 0);
-        snprintf(arg, sizeof(arg), "--config=%s", conf);
-        const char *args[] = { arg, NULL };
-        assert_int_equal(bus_fixture_stop_daemon(&fixture), 0);
-        fixture.capture_log = true;
-        assert_int_equal(bus_fixture_start_daemon(&fixture, args), 0);
+        snprintf(conf, sizeof(conf), "[Limits]\nMaxContextsPerUser=%d\n", LIMIT);
+        assert_int_equal(bus_fixture_restart_with_config(&fixture, conf), 0);
         assert_int_equal(run_as_nobody(limited_body, NULL), 0);
         assert_int_equal(bus_fixture_log_count(&fixture, "could not join it", NULL), 1);      /* one line */
-        unlink(conf);
 }
 
 static int setup(void **state) {

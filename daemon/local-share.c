@@ -14,9 +14,8 @@ static size_t page_size(void) {
         return (size_t) sysconf(_SC_PAGESIZE);
 }
 
-/* A one-page memfd, mapped writable here; sealed so that it never shrinks under our map, and with
- * F_SEAL_FUTURE_WRITE when the thread may only read it. */
-static int make_page(unsigned extra_seals, int *ret_fd, void **ret_map) {
+/* A one-page memfd, mapped writable here (the caller seals it). */
+static int make_page(int *ret_fd, void **ret_map) {
         _cleanup_close_ int fd = memfd_create("pmapi-local", MFD_CLOEXEC | MFD_ALLOW_SEALING);
         void *p;
 
@@ -29,7 +28,6 @@ static int make_page(unsigned extra_seals, int *ret_fd, void **ret_map) {
                 return -errno;
         *ret_map = p;
         *ret_fd = TAKE_FD(fd);
-        (void) extra_seals;
         return 0;
 }
 
@@ -58,9 +56,9 @@ int local_share_open(Context *c, int *ret_page, int *ret_state) {
 
         if (!c->private_leader || c->backend->sibling_fd(c->counters) < 0)
                 return -EOPNOTSUPP;
-        r = make_page(0, &page_fd, &page);
+        r = make_page(&page_fd, &page);
         if (r >= 0)
-                r = make_page(0, &state_fd, &state);
+                r = make_page(&state_fd, &state);
         if (r >= 0) {
                 fill_page(c, page);
                 *(LocalState *) state = (LocalState) { .magic = LOCAL_STATE_MAGIC, .version = LOCAL_PAGE_VERSION };

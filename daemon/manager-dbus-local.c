@@ -8,12 +8,17 @@
 #include "macro.h"
 #include "manager-dbus.h"
 
+bool manager_bus_local_allowed(const BusTarget *t, const Context *c) {
+        return t->pid == t->caller.pid && c->owner_uid == t->caller.euid && !c->group && c->private_leader &&
+               c->backend->sibling_fd(c->counters) >= 0;
+}
+
 int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Manager *manager = userdata;
         BusTarget t;
         Context *c;
-        int page = -1, state = -1, sibling, r;
+        int page = -1, state = -1, r;
 
         r = manager_bus_read_target(m, manager, error, &t);
         if (r < 0)
@@ -23,19 +28,16 @@ int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 r = manager_check_read(manager, &t.caller, &c->program, c->owner_uid);
         if (r < 0)
                 return manager_bus_fail(m, manager, error, r, &t);
-        if (t.pid != t.caller.pid || c->owner_uid != t.caller.euid || c->group)
+        if (!manager_bus_local_allowed(&t, c))
                 return sd_bus_error_set(error, SD_BUS_ERROR_NOT_SUPPORTED,
-                                        "Only a thread's own context outside groups is read in process");
-        sibling = c->backend->sibling_fd(c->counters);
-        r = sibling < 0 ? -EOPNOTSUPP : manager_open_local(manager, c, &page, &state);
-        if (r == -EOPNOTSUPP)
-                return sd_bus_error_set(error, SD_BUS_ERROR_NOT_SUPPORTED,
-                                        "This context was not made to be read in process");
+                                        "Only a thread's own context outside groups, made by its own process, is "
+                                        "read in process");
+        r = local_share_open(c, &page, &state);
         if (r < 0)
                 return manager_bus_fail(m, manager, error, r, &t);
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
-                r = sd_bus_message_append(reply, "hhh", sibling, page, state);  /* sd-bus sends copies */
+                r = sd_bus_message_append(reply, "hhh", c->backend->sibling_fd(c->counters), page, state);
         (void) safe_close(page);
         (void) safe_close(state);
         if (r < 0)

@@ -276,8 +276,7 @@ static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 return r;
         /* Whether OpenLocal would hand this caller the context (manager-dbus-local.c): libpmapi
          * asks only then, so that a futile call never lands in what a thread counts. */
-        r = sd_bus_message_append(reply, "b", (int) (t.pid == t.caller.pid && c->owner_uid == t.caller.euid &&
-                                                     !c->group && c->private_leader));
+        r = sd_bus_message_append(reply, "b", (int) manager_bus_local_allowed(&t, c));
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);

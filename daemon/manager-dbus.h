@@ -52,5 +52,8 @@ int method_get_group_members(sd_bus_message *m, void *userdata, sd_bus_error *er
 int method_get_group_members_page(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* A thread's own counters for reads in process (manager-dbus-local.c). */
 int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error);
+/* Whether OpenLocal hands c to this caller: its own process, the owner, no group, a private leader
+ * (GetData tells libpmapi so, and OpenLocal checks it). */
+bool manager_bus_local_allowed(const BusTarget *t, const Context *c);
 /* The admin's list of contexts (manager-dbus-list.c). */
 int method_list_contexts(sd_bus_message *m, void *userdata, sd_bus_error *error);

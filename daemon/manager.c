@@ -134,13 +134,6 @@ static unsigned context_fds(const Context *c) {
         return (unsigned) c->encoding.n_events + (c->pidfd >= 0) + c->private_leader;
 }
 
-int manager_open_local(Manager *m, Context *c, int *ret_page, int *ret_state) {
-        (void) m;
-        if (!c->private_leader)
-                return -EOPNOTSUPP;
-        return local_share_open(c, ret_page, ret_state);
-}
-
 void manager_close_local(Manager *m) {
         GHashTableIter it;
         gpointer value;

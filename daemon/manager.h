@@ -90,9 +90,6 @@ void manager_group_missed(Manager *m, Group *g, pid_t pid, pid_t tid, int pidfd,
 const char *manager_miss_reason(int error);
 /* Before a group is freed: forgets its misses and logs how many there were. */
 void manager_group_released(Manager *m, Group *g);
-/* Reads and switches in process (local-share.h): new pages for c, whose fds the caller sends and
- * closes (pmapid keeps only maps). -EOPNOTSUPP for a context made without a private leader. */
-int manager_open_local(Manager *m, Context *c, int *ret_page, int *ret_state);
 /* Every context's page invalidated and closed (before a re-exec or a hand-over). */
 void manager_close_local(Manager *m);
 /* The fork watch's EXIT records and lost records (inherit.c hands them on): a context whose thread

@@ -3,7 +3,6 @@
  * D-Bus floor (Peer.Ping to pmapid), all measured in this run. Prints ratios; asserts nothing. */
 #include <linux/perf_event.h>
 #include <stdint.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,25 +60,13 @@ static void row(const char *what, long long ns, long long floor_ns, const char *
         printf("%-40s %10lld ns   %8.1fx %s\n", what, ns, (double) ns / (double) floor_ns, floor_name);
 }
 
-/* The perf fd pmapid handed this thread: the one this process holds besides its own two groups. */
+/* The perf fd pmapid handed this thread: the one this process holds besides its own two groups,
+ * the newest (highest number). */
 static int handed_fd(void) {
-        char link[64], target[64];
-        int found = -1, n = 0;
-        struct dirent *de;
-        DIR *dir = opendir("/proc/self/fd");
+        int fds[8], n = perf_fds_of(getpid(), fds, 8), found = -1;
 
-        if (!dir)
-                return -1;
-        while ((de = readdir(dir))) {
-                ssize_t l;
-                (void) snprintf(link, sizeof(link), "/proc/self/fd/%.20s", de->d_name);
-                l = readlink(link, target, sizeof(target) - 1);
-                if (l > 0 && (target[l] = '\0', strcmp(target, "anon_inode:[perf_event]") == 0)) {
-                        n++;
-                        found = atoi(de->d_name);       /* the newest has the highest number */
-                }
-        }
-        closedir(dir);
+        for (int i = 0; i < n && i < 8; i++)
+                found = fds[i] > found ? fds[i] : found;
         return n == 5 ? found : -1;     /* keeper and fds (2 + 2), and the handed one */
 }
 

@@ -480,6 +480,34 @@ int settled_fds(pid_t pid) {
         return n;
 }
 
+int perf_fds_of(pid_t pid, int *ret, int max) {
+        char path[64], link[320], target[64];
+        struct dirent *de;
+        int n = 0;
+        DIR *d;
+
+        snprintf(path, sizeof(path), "/proc/%d/fd", (int) pid);
+        d = opendir(path);
+        if (!d)
+                return -1;
+        while ((de = readdir(d))) {
+                ssize_t l;
+
+                snprintf(link, sizeof(link), "%s/%s", path, de->d_name);
+                l = readlink(link, target, sizeof(target) - 1);
+                if (l <= 0)
+                        continue;
+                target[l] = '\0';
+                if (strcmp(target, "anon_inode:[perf_event]") != 0)
+                        continue;
+                if (ret && n < max)
+                        ret[n] = atoi(de->d_name);
+                n++;
+        }
+        closedir(d);
+        return n;
+}
+
 int count_fds(pid_t pid) {
         char path[64];
         struct dirent *de;

@@ -51,6 +51,9 @@ int run_as_nobody(int (*fn)(void *arg), void *arg);
 int run_as(uid_t uid, gid_t gid, int (*fn)(void *arg), void *arg);
 /* Number of open fds of a process. */
 int count_fds(pid_t pid);
+/* Its perf_event fds ("anon_inode:[perf_event]"): their number, and the first max of them in ret
+ * (may be NULL), in /proc order; -1 if /proc cannot be read. */
+int perf_fds_of(pid_t pid, int *ret, int max);
 /* VmRSS of a process in KB, or -1. */
 long rss_kb(pid_t pid);
 /* Waits up to timeout_ms for pid to hold want fds (pmapid drops a closed client connection's pin

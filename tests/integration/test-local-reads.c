@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -40,25 +39,7 @@ static BusFixture fixture;
 
 /* The perf fds this process holds: the handle's, once it is open. */
 static int perf_fds_of_self(int *ret, int max) {
-        char link[64], target[64];
-        struct dirent *de;
-        DIR *d = opendir("/proc/self/fd");
-        int n = 0;
-
-        if (!d)
-                return -1;
-        while ((de = readdir(d)) && n < max) {
-                ssize_t l;
-                (void) snprintf(link, sizeof(link), "/proc/self/fd/%.20s", de->d_name);
-                l = readlink(link, target, sizeof(target) - 1);
-                if (l > 0) {
-                        target[l] = '\0';
-                        if (strcmp(target, "anon_inode:[perf_event]") == 0)
-                                ret[n++] = atoi(de->d_name);
-                }
-        }
-        closedir(d);
-        return n;
+        return perf_fds_of(getpid(), ret, max);
 }
 
 /* Sets a page-fault program on this thread and makes sure the next reads are local. */

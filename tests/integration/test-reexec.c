@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
@@ -50,26 +49,7 @@ static size_t strv_free_length(char **l) {
 
 /* pmapid's fds that are perf counters (its own fork watch included). */
 static int perf_fds(pid_t pid) {
-        char path[64], link[512], target[64];
-        struct dirent *de;
-        DIR *d;
-        int n = 0;
-
-        (void) snprintf(path, sizeof(path), "/proc/%d/fd", (int) pid);
-        d = opendir(path);
-        if (!d)
-                return -1;
-        while ((de = readdir(d))) {
-                ssize_t l;
-                (void) snprintf(link, sizeof(link), "%s/%s", path, de->d_name);
-                l = readlink(link, target, sizeof(target) - 1);
-                if (l > 0) {
-                        target[l] = '\0';
-                        n += strcmp(target, "anon_inode:[perf_event]") == 0;
-                }
-        }
-        closedir(d);
-        return n;
+        return perf_fds_of(pid, NULL, 0);
 }
 
 /* Sends SIGHUP and returns once the new image serves: it lists one more predecessor. */

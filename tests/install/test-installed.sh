@@ -134,7 +134,10 @@ confined() {
                 awk '$5 == "/" { print $6 }' "/proc/$daemon_pid/mountinfo" | grep -q '^ro'
 }
 builds_with_pkg_config() {
+        # ldd's whole answer first, so that a failure shows what it resolved (one CI run failed here
+        # once, with nothing to show for it).
         cc -o "$work/s1" "$top/samples/s1-single-thread.c" $(pkg-config --cflags --libs pmapi) &&
+                ldd "$work/s1" && pkg-config --variable=libdir pmapi &&
                 ldd "$work/s1" | grep -q "libpmapi.so.1 => $(pkg-config --variable=libdir pmapi)/"
 }
 no_refused_syscalls() { ! grep -i 'not permitted' "$work/pmapid.log"; }

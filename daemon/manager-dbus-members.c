@@ -4,20 +4,24 @@
  * records their deaths left (group.h). The access rules are GetGroupData's. A group may have tens
  * of thousands of members, and pmapid serves one call at a time: a page holds at most
  * MEMBERS_PAGE_MAX rows, so that one caller's reads of a large group keep everyone else waiting
- * about a millisecond at a time rather than the whole group's worth. */
+ * about a millisecond at a time rather than the whole group's worth. A name goes out escaped
+ * (comm-text.h): one that is not valid UTF-8 would make sd-bus refuse the whole reply. */
 #include "caller.h"
+#include "comm-text.h"
 #include "macro.h"
 #include "manager-comm.h"
 #include "manager-dbus.h"
 
 static int append_member(sd_bus_message *reply, pid_t pid, pid_t tid, const char *comm, bool alive,
                          const AcctVector counts) {
+        char text[COMM_UTF8_MAX];
         int r;
 
         r = sd_bus_message_open_container(reply, 'r', "iisbax");
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(reply, "iisb", (int32_t) pid, (int32_t) tid, comm, (int) alive);
+        r = sd_bus_message_append(reply, "iisb", (int32_t) pid, (int32_t) tid, comm_to_utf8(comm, text),
+                                  (int) alive);
         if (r < 0)
                 return r;
         r = sd_bus_message_append_array(reply, 'x', counts, sizeof(AcctVector));

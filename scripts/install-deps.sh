@@ -3,7 +3,7 @@
 set -eu
 pkgs="meson ninja-build gcc pkg-config libsystemd-dev libglib2.0-dev libpfm4-dev libcmocka-dev
       dbus-daemon dbus-bin systemd linux-perf util-linux libjson-glib-dev gdb
-      libseccomp-dev clang libclang-rt-14-dev"
+      libseccomp-dev clang libclang-rt-14-dev libsmartcols-dev"
 missing=""
 for p in $pkgs; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

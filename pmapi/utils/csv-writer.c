@@ -7,10 +7,10 @@
 
 #include "csv-writer.h"
 
-void csv_write_field(FILE *f, const char *s) {
+void csv_write_field_sep(FILE *f, const char *s, const char *sep) {
         if (!s)
                 return;
-        if (!strpbrk(s, ",\"\r\n")) {
+        if (!strpbrk(s, "\"\r\n") && !strstr(s, sep)) {
                 fputs(s, f);
                 return;
         }
@@ -23,15 +23,23 @@ void csv_write_field(FILE *f, const char *s) {
         fputc('"', f);
 }
 
+void csv_write_field(FILE *f, const char *s) {
+        csv_write_field_sep(f, s, ",");
+}
+
 void csv_writer_init(CsvWriter *w, FILE *f) {
-        *w = (CsvWriter) { .f = f };
+        csv_writer_init_sep(w, f, ",");
+}
+
+void csv_writer_init_sep(CsvWriter *w, FILE *f, const char *sep) {
+        *w = (CsvWriter) { .f = f, .sep = sep };
 }
 
 void csv_field(CsvWriter *w, const char *value) {
         if (w->in_row)
-                fputc(',', w->f);
+                fputs(w->sep, w->f);
         w->in_row = true;
-        csv_write_field(w->f, value);
+        csv_write_field_sep(w->f, value, w->sep);
 }
 
 void csv_fieldf(CsvWriter *w, const char *format, ...) {

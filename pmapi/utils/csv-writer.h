@@ -17,11 +17,15 @@
 
 typedef struct CsvWriter {
         FILE *f;
+        const char *sep;                /* "," unless -x SEP chose another */
         bool in_row;                    /* a field was written in this row: the next needs a comma */
         int error;                      /* a csv_fieldf that ran out of memory: -ENOMEM */
 } CsvWriter;
 
 void csv_writer_init(CsvWriter *w, FILE *f);
+/* perf stat's -x SEP: fields separated by sep (a non-empty string, not a quote, CR or LF), quoted
+ * when they hold it. */
+void csv_writer_init_sep(CsvWriter *w, FILE *f, const char *sep);
 /* Appends a field to the current row; NULL writes an empty field. */
 void csv_field(CsvWriter *w, const char *value);
 void csv_fieldf(CsvWriter *w, const char *format, ...) __attribute__((format(printf, 2, 3)));
@@ -30,5 +34,6 @@ void csv_end_row(CsvWriter *w);
 /* Flushes; returns 0 or -errno if anything failed to write (or a csv_fieldf ran out of memory). */
 int csv_writer_finish(CsvWriter *w);
 
-/* s as one CSV field, quoted only where RFC 4180 needs it. */
+/* s as one CSV field, quoted only where RFC 4180 needs it (or where it holds sep). */
 void csv_write_field(FILE *f, const char *s);
+void csv_write_field_sep(FILE *f, const char *s, const char *sep);

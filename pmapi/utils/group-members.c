@@ -1,7 +1,8 @@
-/* pmcount-members.c: pmcount's one call that libpmapi has no AIX function for: the per-member rows
- * of a group (tool-bus.c), asked a page at a time (GetGroupMembersPage: pmapid answers at most 1024
- * rows a call, so that a large group does not hold up its other callers), copied out of the
- * replies. pmcount asks once the command's threads are gone, so no row moves between pages. */
+/* group-members.c: see group-members.h. pmapid answers at most 1024 rows a call, so that a large
+ * group does not hold up its other callers; the rows are copied out of the replies. pmcount asks
+ * once the command's threads are gone, so no row moves between pages; pmctl asks a live group,
+ * whose rows may move between two pages while threads exit (a row can then be seen twice or not
+ * at all: the totals come from the group's own read, never from the rows). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 #include <systemd/sd-bus.h>
 
 #include "macro.h"
-#include "pmcount.h"
+#include "group-members.h"
 #include "tool-bus.h"
 
 /* One (iisbax) into row; 1, 0 at the end of the array, or -errno. */
@@ -38,7 +39,7 @@ static int read_row(sd_bus_message *reply, MemberRow *row) {
 }
 
 /* Appends a reply's rows to m. */
-static int read_rows(sd_bus_message *reply, pid_t self_pid, pid_t self_tid, MemberRows *m) {
+static int read_rows(sd_bus_message *reply, pid_t self_pid, pid_t self_tid, bool with_target, MemberRows *m) {
         MemberRow row;
         int r;
 
@@ -46,7 +47,7 @@ static int read_rows(sd_bus_message *reply, pid_t self_pid, pid_t self_tid, Memb
         if (r < 0)
                 return r;
         while ((r = read_row(reply, &row)) > 0) {
-                if (row.pid == self_pid && row.tid == self_tid)
+                if (!with_target && row.pid == self_pid && row.tid == self_tid)
                         continue;
                 if (m->n_rows == m->n_allocated) {
                         size_t n = m->n_allocated ? 2 * m->n_allocated : 64;
@@ -76,7 +77,7 @@ static int row_compare(const void *a, const void *b) {
         return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-int member_rows_fetch(pid_t pid, pid_t tid, MemberRows *ret) {
+int member_rows_fetch(pid_t pid, pid_t tid, bool with_target, MemberRows *ret) {
         MemberRows m = {};
         uint32_t total = 0;
         int r;
@@ -90,7 +91,7 @@ int member_rows_fetch(pid_t pid, pid_t tid, MemberRows *ret) {
                         member_rows_done(&m);
                         return r;
                 }
-                r = read_rows(reply, pid, tid, &m);
+                r = read_rows(reply, pid, tid, with_target, &m);
                 if (r >= 0)
                         r = sd_bus_message_read(reply, "uu", &total, &m.n_missed);
                 if (r < 0) {

@@ -1,140 +1,109 @@
-/* json-writer.c: see json-writer.h. Writes as it goes, keeping no document in memory; a write
- * error is remembered by the FILE and reported once, by json_writer_finish(). */
-#include <assert.h>
+/* json-writer.c: see json-writer.h. */
 #include <errno.h>
+#include <json-glib/json-glib.h>
 #include <stdint.h>
 
 #include "json-writer.h"
 
-/* The length of the well-formed UTF-8 sequence that starts at s (s[0] >= 0x80), or 0 when it is
- * not one: a stray continuation byte, a truncated sequence, an overlong form, a surrogate or a code
- * point above U+10FFFF (RFC 3629 section 4). A NUL byte ends a sequence early, so reading stops at
- * the end of the string. */
-static size_t utf8_sequence_length(const unsigned char *s) {
-        uint32_t cp;
-        size_t n;
-
-        if (s[0] >= 0xc2 && s[0] <= 0xdf)
-                n = 2, cp = s[0] & 0x1f;
-        else if (s[0] >= 0xe0 && s[0] <= 0xef)
-                n = 3, cp = s[0] & 0x0f;
-        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-                n = 4, cp = s[0] & 0x07;
-        else
-                return 0;
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                cp = cp << 6 | (s[i] & 0x3f);
-        }
-        if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-                return 0;
-        return n;
-}
-
-void json_write_escaped(FILE *f, const char *s) {
-        const unsigned char *p = (const unsigned char *) s;
-
-        fputc('"', f);
-        while (*p) {
-                if (*p == '"' || *p == '\\') {
-                        fputc('\\', f);
-                        fputc(*p++, f);
-                } else if (*p < 0x20) {
-                        fprintf(f, "\\u%04x", *p++);
-                } else if (*p < 0x80) {
-                        fputc(*p++, f);
-                } else {
-                        size_t n = utf8_sequence_length(p);
-                        if (n == 0) {
-                                fputs("\\ufffd", f);    /* one replacement per bad byte */
-                                p++;
-                        } else {
-                                fwrite(p, 1, n, f);
-                                p += n;
-                        }
-                }
-        }
-        fputc('"', f);
-}
+#define BUILDER(w) ((JsonBuilder *) (w)->builder)
 
 void json_writer_init(JsonWriter *w, FILE *f) {
-        *w = (JsonWriter) { .f = f };
+        *w = (JsonWriter) { .f = f, .builder = json_builder_new() };
 }
 
-/* The separator and the key in front of every value. */
-static void begin_value(JsonWriter *w, const char *key) {
-        if (w->has_items[w->depth])
-                fputc(',', w->f);
-        w->has_items[w->depth] = true;
-        if (key) {
-                json_write_escaped(w->f, key);
-                fputc(':', w->f);
-        }
+static void key(JsonWriter *w, const char *k) {
+        if (k)
+                json_builder_set_member_name(BUILDER(w), k);
 }
 
-static void open_container(JsonWriter *w, const char *key, char c) {
-        begin_value(w, key);
-        fputc(c, w->f);
-        assert(w->depth < JSON_MAX_DEPTH);      /* the tools' documents are shallow: a bug if not */
-        w->has_items[++w->depth] = false;
-}
-
-static void close_container(JsonWriter *w, char c) {
-        assert(w->depth > 0);
-        w->depth--;
-        fputc(c, w->f);
-}
-
-void json_open_object(JsonWriter *w, const char *key) {
-        open_container(w, key, '{');
+void json_open_object(JsonWriter *w, const char *k) {
+        key(w, k);
+        json_builder_begin_object(BUILDER(w));
 }
 
 void json_close_object(JsonWriter *w) {
-        close_container(w, '}');
+        json_builder_end_object(BUILDER(w));
 }
 
-void json_open_array(JsonWriter *w, const char *key) {
-        open_container(w, key, '[');
+void json_open_array(JsonWriter *w, const char *k) {
+        key(w, k);
+        json_builder_begin_array(BUILDER(w));
 }
 
 void json_close_array(JsonWriter *w) {
-        close_container(w, ']');
+        json_builder_end_array(BUILDER(w));
 }
 
-void json_string(JsonWriter *w, const char *key, const char *value) {
-        begin_value(w, key);
-        if (value)
-                json_write_escaped(w->f, value);
-        else
-                fputs("null", w->f);
+void json_string(JsonWriter *w, const char *k, const char *value) {
+        g_autofree char *valid = NULL;
+
+        key(w, k);
+        if (!value) {
+                json_builder_add_null_value(BUILDER(w));
+                return;
+        }
+        valid = g_utf8_make_valid(value, -1);
+        json_builder_add_string_value(BUILDER(w), valid);
 }
 
-void json_int(JsonWriter *w, const char *key, long long value) {
-        begin_value(w, key);
-        fprintf(w->f, "%lld", value);
+void json_int(JsonWriter *w, const char *k, long long value) {
+        key(w, k);
+        json_builder_add_int_value(BUILDER(w), value);
 }
 
-void json_uint(JsonWriter *w, const char *key, unsigned long long value) {
-        begin_value(w, key);
-        fprintf(w->f, "%llu", value);
+void json_uint(JsonWriter *w, const char *k, unsigned long long value) {
+        key(w, k);
+        /* JSON readers hold integers as int64 at best; nothing the tools write comes near. */
+        json_builder_add_int_value(BUILDER(w), value > INT64_MAX ? INT64_MAX : (gint64) value);
 }
 
-void json_bool(JsonWriter *w, const char *key, bool value) {
-        begin_value(w, key);
-        fputs(value ? "true" : "false", w->f);
+void json_double(JsonWriter *w, const char *k, double value) {
+        key(w, k);
+        json_builder_add_double_value(BUILDER(w), value);
 }
 
-void json_null(JsonWriter *w, const char *key) {
-        begin_value(w, key);
-        fputs("null", w->f);
+void json_bool(JsonWriter *w, const char *k, bool value) {
+        key(w, k);
+        json_builder_add_boolean_value(BUILDER(w), value);
+}
+
+void json_null(JsonWriter *w, const char *k) {
+        key(w, k);
+        json_builder_add_null_value(BUILDER(w));
+}
+
+static void write_node(FILE *f, JsonNode *node) {
+        g_autoptr(JsonGenerator) g = json_generator_new();
+        g_autofree char *text = NULL;
+
+        json_generator_set_root(g, node);
+        text = json_generator_to_data(g, NULL);
+        /* json-glib 1.6 writes U+001F raw (its escaper stops at U+001E), which RFC 8259 forbids. The
+         * output is compact, so a control byte can only be inside a string. */
+        for (const char *p = text; *p; p++)
+                if (*p == 0x1f)
+                        fputs("\\u001f", f);
+                else
+                        fputc(*p, f);
 }
 
 int json_writer_finish(JsonWriter *w) {
-        assert(w->depth == 0);
-        fputc('\n', w->f);
+        g_autoptr(JsonNode) root = json_builder_get_root(BUILDER(w));
+
+        g_clear_object((JsonBuilder **) &w->builder);
+        if (root) {
+                write_node(w->f, root);
+                fputc('\n', w->f);
+        }
         if (fflush(w->f) != 0 || ferror(w->f))
                 return errno > 0 ? -errno : -EIO;
-        return 0;
+        return root ? 0 : -EINVAL;
+}
+
+void json_write_escaped(FILE *f, const char *s) {
+        g_autoptr(JsonNode) node = json_node_new(JSON_NODE_VALUE);
+        g_autofree char *valid = g_utf8_make_valid(s, -1);
+
+        json_node_set_string(node, valid);
+        write_node(f, node);
 }

@@ -1,18 +1,15 @@
-/* json-writer.h: compact JSON written straight to a FILE, for the --json output of pmctl and the
- * other command-line tools. It keeps only the commas and the nesting; the caller decides the shape.
- * Strings are escaped as RFC 8259 asks (quote, backslash, every control character as \u00XX) and
- * bytes that are not valid UTF-8 become U+FFFD, so the output always parses. */
+/* json-writer.h: JSON for the --json output of the command-line tools, built with json-glib: the
+ * calls below add values to a JsonBuilder and json_writer_finish() writes the document, compact, on
+ * one line. The caller decides the shape. Strings that are not valid UTF-8 (a command's argument)
+ * have each bad byte replaced by U+FFFD first, so the output always parses. */
 #pragma once
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#define JSON_MAX_DEPTH 16
-
 typedef struct JsonWriter {
         FILE *f;
-        unsigned depth;
-        bool has_items[JSON_MAX_DEPTH + 1];     /* a value was written at this depth: next needs a comma */
+        void *builder;                  /* JsonBuilder */
 } JsonWriter;
 
 void json_writer_init(JsonWriter *w, FILE *f);
@@ -24,9 +21,11 @@ void json_close_array(JsonWriter *w);
 void json_string(JsonWriter *w, const char *key, const char *value);    /* NULL writes null */
 void json_int(JsonWriter *w, const char *key, long long value);
 void json_uint(JsonWriter *w, const char *key, unsigned long long value);
+void json_double(JsonWriter *w, const char *key, double value);
 void json_bool(JsonWriter *w, const char *key, bool value);
 void json_null(JsonWriter *w, const char *key);
-/* Ends the document with a newline and flushes; returns 0 or -errno if anything failed to write. */
+/* Writes the document and a newline, flushes, and frees the builder (w can be initialised again
+ * for the next line); returns 0 or -errno if anything failed to write. */
 int json_writer_finish(JsonWriter *w);
 
 /* s as a quoted, escaped JSON string. */

@@ -1,5 +1,7 @@
-/* pmcount.h: what pmcount's run of a command (pmcount.c) hands to its report (pmcount-report.c), and
- * the member rows it asks pmapid for (pmcount-members.c). */
+/* pmcount.h: what pmcount's parts share: the command line (pmcount.c), a run of a command in a
+ * counting group of its own (pmcount-run.c), counting a running process or thread (-p/-t,
+ * pmcount-attach.c), and the report (pmcount-report.c; the repeated runs' statistics and the interval
+ * lines, pmcount-series.c). Exit statuses: tool-usage.h. */
 #pragma once
 
 #include <stdbool.h>
@@ -8,12 +10,8 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "group-members.h"
 #include "pmapi.h"
-
-/* Like env(1) and timeout(1): pmcount's own failures are told apart from the command's status. */
-#define EXIT_PMCOUNT_FAILED 125         /* pmcount itself: usage, pmapid, the report */
-#define EXIT_CANNOT_INVOKE  126         /* the command was found but could not be executed */
-#define EXIT_NOT_FOUND      127         /* the command was not found */
 
 typedef enum ReportFormat {
         REPORT_TEXT,
@@ -23,48 +21,83 @@ typedef enum ReportFormat {
 
 typedef struct Options {
         const char *events;             /* -e, or NULL for the default set */
-        bool kernel;                    /* -k: kernel mode too */
-        bool per_thread;
+        int mode;                       /* PM_USER and/or PM_KERNEL */
+        bool per_thread;                /* --per-thread */
         bool preload;                   /* false with --no-preload */
         const char *output;             /* -o, or NULL for stderr */
         ReportFormat format;
-        char **command;                 /* NULL-terminated */
+        const char *separator;          /* CSV: "," or -x SEP */
+        unsigned repeat;                /* -r: runs of COMMAND (1 without) */
+        unsigned interval_ms;           /* -I, 0 without */
+        pid_t attach_pid;               /* -p, or -t's process; 0: run COMMAND */
+        pid_t attach_tid;               /* -t, or -p's main thread */
+        bool attach_process;            /* -p: every thread of the process */
+        char **command;                 /* NULL-terminated; NULL with -p/-t */
 } Options;
 
-/* One member of the command's counting group. */
-typedef struct MemberRow {
-        int32_t pid, tid;
-        char comm[16];
-        bool alive;
-        int64_t counts[MAX_COUNTERS];
-} MemberRow;
+/* A count over repeated runs: Welford's running mean and sum of squared deviations. */
+typedef struct RunStat {
+        unsigned n;
+        double mean, m2;
+} RunStat;
 
-typedef struct MemberRows {
-        MemberRow *rows;
-        size_t n_rows, n_allocated;
-        uint32_t n_dropped;             /* exited members pmapid kept no row for */
-        uint32_t n_missed;              /* threads that could not join: they ran uncounted */
-} MemberRows;
-
-/* Asks pmapid (GetGroupMembersPage, page after page) for every member of the group of thread tid of process pid, and
- * leaves out that thread's own row; sorted by pid, then tid. Returns 0 or a positive PM_E* code. */
-int member_rows_fetch(pid_t pid, pid_t tid, MemberRows *ret);
-void member_rows_done(MemberRows *m);
+void run_stat_add(RunStat *s, double value);
+/* The sample standard deviation (0 for a single run). */
+double run_stat_stddev(const RunStat *s);
 
 typedef struct Report {
         const Options *options;
         const pm_info_t *info;
+        FILE *f;                        /* where the report goes */
         pm_prog_t prog;
-        pid_t pid;                      /* the command's process */
+        pid_t pid;                      /* the command's process (the last run's), or -p/-t's */
         int wait_status;                /* as wait4() gave it */
         struct rusage rusage;           /* the command and the descendants it waited for */
-        uint64_t elapsed_ns;            /* from before fork() until wait4() returned */
-        pm_data_t total;                /* the group's data: every member's counts */
+        uint64_t elapsed_ns;            /* from before fork() until wait4() returned (the last run) */
+        pm_data_t total;                /* the group's data: every member's counts (the last run) */
         bool have_rows;                 /* --per-thread */
         MemberRows rows;
+        bool partial;                   /* some run's group had threads that ran uncounted */
+        uint32_t threads_missed;        /* the most of any run */
+        /* -r: one sample per run */
+        unsigned n_runs;
+        RunStat counts[MAX_COUNTERS];
+        RunStat elapsed;
+        /* -p/-t */
+        bool target_gone;               /* the target exited before the end: the last read counts */
+        /* -I */
+        uint64_t interval_start_ns;
+        int64_t last[MAX_COUNTERS];     /* the counts at the last interval line */
+        unsigned n_intervals;
+        bool csv_header_written;
 } Report;
+
+/* The event of a counter, its name (or its id as text in buf) and its status's name. */
+const pm_events_t *report_event(const Report *r, int counter);
+const char *report_event_name(const Report *r, int counter, char buf[static 16]);
+const char *report_event_status(const Report *r, int counter);
+static inline bool report_counter_used(const Report *r, int counter) {
+        return r->prog.events[counter] != COUNT_NOTHING;
+}
+/* CSV's first row: the columns, and time_ns with -I. */
+void report_csv_header(Report *r);
 
 /* The exit status pmcount passes on: the command's, or 128 + the signal that killed it. */
 int report_exit_code(const Report *r);
+/* Adds the finished run's data (r->total, r->elapsed_ns) to the statistics. */
+void report_add_run(Report *r);
 /* Writes the report in the chosen format; 0 or -errno. */
-int report_write(const Report *r, FILE *f);
+int report_write(Report *r);
+/* -I: the counts now; prints what each event counted since the last line (the first: since
+ * counting began). JSON: one document per line. */
+int report_interval(Report *r, const pm_data_t *now, uint64_t now_ns);
+
+/* What runs the command (pmcount-run.c); returns 0 or pmcount's exit status when it could not. */
+int run_command(const Options *o, Report *rep);
+/* What counts a running process or thread until it ends or SIGINT/SIGTERM (pmcount-attach.c);
+ * returns 0 or pmcount's exit status when it could not. */
+int attach_and_count(const Options *o, Report *rep);
+
+uint64_t pmcount_now_ns(void);
+/* "pmcount: what: pm_strerror(code)"; returns TOOL_EXIT_OWN. */
+int pmcount_fail(const char *what, int pm_code);

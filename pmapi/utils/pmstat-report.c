@@ -3,8 +3,9 @@
  * CPU rows. Text is for people: counts with thousands separators in right-aligned columns whose
  * widths only grow, so that a column stays put from one interval to the next, and each event's
  * status from pm_init (verified, caveat, unverified) under its name. CSV (RFC 4180) has one row per
- * (block, CPU); JSON is one document, written as the run goes, that parses once pmstat has
- * finished, interrupted or not. The shapes are described in man/pmstat.1. The text is aligned here
+ * (block, CPU); JSON is JSON Lines, as perf stat -j: a header line, then one object per
+ * interval as it ends (and the run's), each a whole document, so that a reader can follow the run
+ * line by line. The shapes are described in man/pmstat.1. The text is aligned here
  * rather than with a TextTable, whose widths are those of one table: a block's columns must keep
  * the widths of the blocks before it. */
 #include <errno.h>
@@ -24,8 +25,7 @@ struct Report {
         Event *events;
         size_t n_events;
         size_t *width;                  /* text: [1 + n_events], the CPU column then each event's */
-        JsonWriter json;
-        bool json_in_intervals;         /* the "intervals" array is open */
+        int error;                      /* JSON: the first line that failed to write, -errno */
         CsvWriter csv;
 };
 
@@ -49,8 +49,7 @@ int report_new(const Options *o, FILE *f, const Event *events, size_t n_events, 
                 size_t status = strlen(prog_text_status_name(events[k].desc->status));
                 r->width[1 + k] = name > status ? name : status;
         }
-        json_writer_init(&r->json, f);
-        csv_writer_init(&r->csv, f);
+        csv_writer_init_sep(&r->csv, f, o->separator);
         *ret = TAKE_PTR(r);
         return 0;
 }
@@ -167,70 +166,79 @@ static void text_block(Report *r, const Sample *before, const Sample *now) {
         text_row(r, "total", cells);
 }
 
-static void json_counts(Report *r, const char *key, const Sample *before, const Sample *now, int cpu,
-                        const long long *total) {
-        json_open_object(&r->json, key);
+static void json_counts(Report *r, JsonWriter *w, const char *key, const Sample *before, const Sample *now,
+                        int cpu, const long long *total) {
+        json_open_object(w, key);
         for (size_t k = 0; k < r->n_events; k++) {
                 int counter = r->events[k].counter;
-                json_int(&r->json, r->events[k].desc->short_name,
-                         total ? total[counter] : delta(before, now, cpu, counter));
+                json_int(w, r->events[k].desc->short_name, total ? total[counter] : delta(before, now, cpu, counter));
         }
-        json_close_object(&r->json);
+        json_close_object(w);
 }
 
 /* The members of a block object: its CPUs and their total. */
-static void json_block(Report *r, const Sample *before, const Sample *now) {
+static void json_block(Report *r, JsonWriter *w, const Sample *before, const Sample *now) {
         long long total[MAX_COUNTERS];
 
-        json_uint(&r->json, "time_ns", now->time_ns);
-        json_uint(&r->json, "duration_ns", now->time_ns - (before ? before->time_ns : 0));
-        json_open_array(&r->json, "cpus");
+        json_uint(w, "time_ns", now->time_ns);
+        json_uint(w, "duration_ns", now->time_ns - (before ? before->time_ns : 0));
+        json_open_array(w, "cpus");
         for (int c = 0; c < now->n_cpus; c++) {
                 if (!now->counted[c])
                         continue;
-                json_open_object(&r->json, NULL);
-                json_int(&r->json, "cpu", c);
-                json_bool(&r->json, "online", now->online[c]);
-                json_counts(r, "counts", before, now, c, NULL);
-                json_close_object(&r->json);
+                json_open_object(w, NULL);
+                json_int(w, "cpu", c);
+                json_bool(w, "online", now->online[c]);
+                json_counts(r, w, "counts", before, now, c, NULL);
+                json_close_object(w);
         }
-        json_close_array(&r->json);
+        json_close_array(w);
         block_total(r, before, now, total);
-        json_counts(r, "total", before, now, -1, total);
+        json_counts(r, w, "total", before, now, -1, total);
+}
+
+/* Each JSON line is a document of its own; a write error is kept for report_finish(). */
+static void json_line_end(Report *r, JsonWriter *w) {
+        int k = json_writer_finish(w);
+
+        if (k < 0 && r->error == 0)
+                r->error = k;
 }
 
 static void json_begin(Report *r, pid_t command_pid) {
         const Options *o = &r->options;
+        JsonWriter w;
 
-        json_open_object(&r->json, NULL);
-        json_string(&r->json, "scope", o->proctree ? "proctree" : "system");
-        json_open_object(&r->json, "mode");
-        json_bool(&r->json, "user", o->mode & PM_USER);
-        json_bool(&r->json, "kernel", o->mode & PM_KERNEL);
-        json_close_object(&r->json);
-        json_uint(&r->json, "interval_ms", o->interval_ms);
+        json_writer_init(&w, r->f);
+        json_open_object(&w, NULL);
+        json_string(&w, "scope", o->proctree ? "proctree" : "system");
+        json_open_object(&w, "mode");
+        json_bool(&w, "user", o->mode & PM_USER);
+        json_bool(&w, "kernel", o->mode & PM_KERNEL);
+        json_close_object(&w);
+        json_uint(&w, "interval_ms", o->interval_ms);
         if (o->proctree) {
-                json_open_object(&r->json, "command");
-                json_open_array(&r->json, "argv");
+                json_open_object(&w, "command");
+                json_open_array(&w, "argv");
                 for (char **a = o->command; *a; a++)
-                        json_string(&r->json, NULL, *a);
-                json_close_array(&r->json);
-                json_int(&r->json, "pid", command_pid);
-                json_close_object(&r->json);
+                        json_string(&w, NULL, *a);
+                json_close_array(&w);
+                json_int(&w, "pid", command_pid);
+                json_close_object(&w);
         } else
-                json_uint(&r->json, "count", o->count);
-        json_open_array(&r->json, "events");
+                json_uint(&w, "count", o->count);
+        json_open_array(&w, "events");
         for (size_t k = 0; k < r->n_events; k++) {
-                json_open_object(&r->json, NULL);
-                json_int(&r->json, "counter", r->events[k].counter);
-                json_int(&r->json, "id", r->events[k].desc->event_id);
-                json_string(&r->json, "name", r->events[k].desc->short_name);
-                json_string(&r->json, "status", prog_text_status_name(r->events[k].desc->status));
-                json_close_object(&r->json);
+                json_open_object(&w, NULL);
+                json_int(&w, "counter", r->events[k].counter);
+                json_int(&w, "id", r->events[k].desc->event_id);
+                json_string(&w, "name", r->events[k].desc->short_name);
+                json_string(&w, "status", prog_text_status_name(r->events[k].desc->status));
+                json_close_object(&w);
         }
-        json_close_array(&r->json);
-        json_open_array(&r->json, "intervals");
-        r->json_in_intervals = true;
+        json_close_array(&w);
+        json_close_object(&w);
+        json_line_end(r, &w);
 }
 
 static void csv_begin(Report *r) {
@@ -301,12 +309,19 @@ void report_interval(Report *r, unsigned index, const Sample *before, const Samp
         case FORMAT_CSV:
                 csv_block(r, "interval", before, now);
                 break;
-        case FORMAT_JSON:
-                json_open_object(&r->json, NULL);
-                json_uint(&r->json, "index", index);
-                json_block(r, before, now);
-                json_close_object(&r->json);
+        case FORMAT_JSON: {
+                JsonWriter w;
+
+                json_writer_init(&w, r->f);
+                json_open_object(&w, NULL);
+                json_open_object(&w, "interval");
+                json_uint(&w, "index", index);
+                json_block(r, &w, before, now);
+                json_close_object(&w);
+                json_close_object(&w);
+                json_line_end(r, &w);
                 break;
+        }
         }
         fflush(r->f);
 }
@@ -327,21 +342,26 @@ void report_run(Report *r, const Sample *now, const CommandEnd *end) {
         case FORMAT_CSV:
                 csv_block(r, "run", NULL, now);
                 break;
-        case FORMAT_JSON:
-                json_close_array(&r->json);
-                r->json_in_intervals = false;
-                json_open_object(&r->json, "run");
-                json_block(r, NULL, now);
+        case FORMAT_JSON: {
+                JsonWriter w;
+
+                json_writer_init(&w, r->f);
+                json_open_object(&w, NULL);
+                json_open_object(&w, "run");
+                json_block(r, &w, NULL, now);
                 if (end->signal)
-                        json_null(&r->json, "exit_status");
+                        json_null(&w, "exit_status");
                 else
-                        json_int(&r->json, "exit_status", end->exit_status);
+                        json_int(&w, "exit_status", end->exit_status);
                 if (end->signal)
-                        json_int(&r->json, "signal", end->signal);
+                        json_int(&w, "signal", end->signal);
                 else
-                        json_null(&r->json, "signal");
-                json_close_object(&r->json);
+                        json_null(&w, "signal");
+                json_close_object(&w);
+                json_close_object(&w);
+                json_line_end(r, &w);
                 break;
+        }
         }
         fflush(r->f);
 }
@@ -353,14 +373,19 @@ int report_finish(Report *r, const char *error) {
         case FORMAT_CSV:
                 return csv_writer_finish(&r->csv);
         case FORMAT_JSON:
-                if (r->json_in_intervals)
-                        json_close_array(&r->json);
-                r->json_in_intervals = false;
-                if (error)
-                        json_string(&r->json, "error", error);
-                json_close_object(&r->json);
-                return json_writer_finish(&r->json);
+                if (error) {
+                        JsonWriter w;
+
+                        json_writer_init(&w, r->f);
+                        json_open_object(&w, NULL);
+                        json_string(&w, "error", error);
+                        json_close_object(&w);
+                        json_line_end(r, &w);
+                }
+                break;
         }
+        if (r->error < 0)
+                return r->error;
         if (fflush(r->f) != 0 || ferror(r->f))
                 return errno > 0 ? -errno : -EIO;
         return 0;

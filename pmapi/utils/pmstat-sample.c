@@ -1,16 +1,15 @@
 /* pmstat-sample.c: one read of every CPU's system-wide counts for pmstat. The CPUs are the Linux
  * numbers 0 to sysconf(_SC_NPROCESSORS_CONF) - 1, read one after the other with
  * pm_get_data_lcpu(); a CPU that has not been online since pm_set_program() answers PM_ECPU and is
- * left out. Whether a CPU is online now comes from /sys/devices/system/cpu/online, so that an
+ * left out. Whether a CPU is online now comes from /sys/devices/system/cpu/online (read by pmapid's cpu-list.c), so that an
  * offline CPU, which keeps its last counts, can be shown as such. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu-list.h"
 #include "macro.h"
 #include "pmstat.h"
-
-#define ONLINE_PATH "/sys/devices/system/cpu/online"
 
 int sample_new(int n_cpus, Sample **ret) {
         Sample *s;
@@ -42,41 +41,13 @@ Sample *sample_free(Sample *s) {
         return NULL;
 }
 
-/* Marks the CPUs of the kernel's list ("0-3,6,8-9") online; false if the list cannot be read. */
+/* Marks the CPUs of the kernel's online list (pmapid's parser); false if it cannot be read. */
 static bool read_online(bool *online, int n_cpus) {
-        char text[4096], *p, *end;
-        size_t n;
-        FILE *f;
+        _cleanup_free_ bool *now = NULL;
 
-        f = fopen(ONLINE_PATH, "re");
-        if (!f)
+        if (cpu_list_read(CPU_LIST_ONLINE, (size_t) n_cpus, &now) < 0)
                 return false;
-        n = fread(text, 1, sizeof(text) - 1, f);
-        fclose(f);
-        if (n == 0)
-                return false;
-        text[n] = '\0';
-        memset(online, 0, (size_t) n_cpus * sizeof(bool));
-        for (p = text; *p && *p != '\n'; p = end + (*end == ',')) {
-                long first, last;
-
-                errno = 0;
-                first = strtol(p, &end, 10);
-                last = first;
-                if (end == p || errno != 0)
-                        return false;
-                if (*end == '-') {
-                        p = end + 1;
-                        last = strtol(p, &end, 10);
-                        if (end == p || errno != 0)
-                                return false;
-                }
-                if (*end != ',' && *end != '\n' && *end != '\0')
-                        return false;
-                for (long c = first; c <= last && c < n_cpus; c++)
-                        if (c >= 0)
-                                online[c] = true;
-        }
+        memcpy(online, now, (size_t) n_cpus * sizeof(bool));
         return true;
 }
 

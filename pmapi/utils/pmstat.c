@@ -22,6 +22,7 @@
 #include "macro.h"
 #include "pmstat.h"
 #include "prog-text.h"
+#include "text-table.h"
 #include "tool-usage.h"
 
 #define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
@@ -53,19 +54,23 @@ static void help(void) {
                "Options:\n"
                "  -e --events=LIST    Events per counter from 0, by name or id; '-' for none\n"
                "                      (default: PM_TASK_CLOCK,PM_CTX_SW,PM_CPU_MIGR,PM_PAGE_FLT)\n"
-               "  -u --user           Count user mode only\n"
-               "  -k --kernel         Count kernel mode only (default: user and kernel mode)\n"
+               "  -u --user           Count user mode (with neither -u nor -k: user and kernel)\n"
+               "  -k --kernel         Count kernel mode too\n"
+               "     --mode=LIST      The modes exactly: user, kernel or user,kernel\n"
                "  -I --interval=MS    Milliseconds per interval (default 1000, at least 10)\n"
                "     --proctree       Count COMMAND's process tree instead of every process\n"
                "  -o --output=FILE    Write the report to FILE (default: standard output, or\n"
                "                      standard error with --proctree)\n"
                "     --csv            The report as CSV, one row per interval and CPU\n"
-               "     --json           The report as one JSON document\n"
+               "  -x --field-separator=SEP  CSV with SEP between fields\n"
+               "  -j --json           The report as JSON Lines: a header, then one per interval\n"
+               "     --no-big-num     Counts without thousands separators\n"
                "  -h --help           Show this help\n"
                "  -V --version        Show the version\n\n"
                "Exit status without --proctree: 0 success, 1 refused or failed, 2 bad usage.\n"
                "With --proctree: COMMAND's (128+N if signal N killed it), 125 if pmstat failed,\n"
-               "126 if COMMAND could not be executed, 127 if it was not found. See pmstat(1).\n");
+               "126 if COMMAND could not be executed, 127 if it was not found.\n"
+               "See pmstat(1) and pmapi-tools(7).\n");
 }
 
 /* Usage errors say so with pmstat's failure status: 2, or 125 with --proctree. */
@@ -73,64 +78,59 @@ static int usage_status;
 
 #define usage_error(...) tool_usage_error("pmstat", __VA_ARGS__)
 
-static bool parse_unsigned(const char *s, unsigned long min, unsigned long max, unsigned *ret) {
-        unsigned long v;
-        char *end;
-
-        if (*s < '0' || *s > '9')
-                return false;
-        errno = 0;
-        v = strtoul(s, &end, 10);
-        if (errno != 0 || *end != '\0' || v < min || v > max)
-                return false;
-        *ret = (unsigned) v;
-        return true;
-}
-
 /* Fills o; returns 0 to run, 1 when --help or --version was answered, -EINVAL after a message. */
 static int parse_argv(int argc, char *argv[], Options *o) {
-        enum { ARG_PROCTREE = 0x100, ARG_CSV, ARG_JSON };
+        enum { ARG_PROCTREE = 0x100, ARG_CSV, ARG_MODE, ARG_NO_BIG_NUM };
         static const struct option options[] = {
                 { "events",   required_argument, NULL, 'e' },
                 { "user",     no_argument,       NULL, 'u' },
                 { "kernel",   no_argument,       NULL, 'k' },
+                { "mode",     required_argument, NULL, ARG_MODE },
                 { "interval", required_argument, NULL, 'I' },
                 { "proctree", no_argument,       NULL, ARG_PROCTREE },
                 { "output",   required_argument, NULL, 'o' },
                 { "csv",      no_argument,       NULL, ARG_CSV },
-                { "json",     no_argument,       NULL, ARG_JSON },
+                { "field-separator", required_argument, NULL, 'x' },
+                { "json",     no_argument,       NULL, 'j' },
+                { "no-big-num", no_argument,     NULL, ARG_NO_BIG_NUM },
                 { "help",     no_argument,       NULL, 'h' },
                 { "version",  no_argument,       NULL, 'V' },
                 {}
         };
-        bool csv = false, json = false;
+        bool csv = false, json = false, user = false, kernel = false;
+        const char *mode = NULL;
+        char error[PROG_TEXT_ERROR_MAX];
         int c;
 
         /* Known before anything else can go wrong: it decides the exit status of a usage error. */
-        usage_status = EXIT_USAGE;
+        usage_status = TOOL_EXIT_USAGE;
         for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
                 if (strcmp(argv[i], "--proctree") == 0)
-                        usage_status = EXIT_OWN_FAILURE;
+                        usage_status = TOOL_EXIT_OWN;
+        o->separator = ",";
 
         o->interval_ms = 1000;
         o->count = 1;
         /* With --proctree the options end at the first operand, COMMAND, whose own options are its
          * business ('+'); without, they may come after COUNT too. ':' keeps getopt quiet, as
          * usage_error() speaks. */
-        while ((c = getopt_long(argc, argv, usage_status == EXIT_OWN_FAILURE ? "+:e:ukI:o:hV" : ":e:ukI:o:hV",
+        while ((c = getopt_long(argc, argv, usage_status == TOOL_EXIT_OWN ? "+:e:ukI:o:x:jhV" : ":e:ukI:o:x:jhV",
                                 options, NULL)) >= 0)
                 switch (c) {
                 case 'e':
                         o->events = optarg;
                         break;
                 case 'u':
-                        o->mode |= PM_USER;
+                        user = true;
                         break;
                 case 'k':
-                        o->mode |= PM_KERNEL;
+                        kernel = true;
+                        break;
+                case ARG_MODE:
+                        mode = optarg;
                         break;
                 case 'I':
-                        if (!parse_unsigned(optarg, MIN_INTERVAL_MS, MAX_INTERVAL_MS, &o->interval_ms))
+                        if (!tool_parse_uint(optarg, MIN_INTERVAL_MS, MAX_INTERVAL_MS, &o->interval_ms))
                                 return usage_error("invalid interval '%s' (milliseconds, %d to %u)", optarg,
                                                    MIN_INTERVAL_MS, MAX_INTERVAL_MS);
                         break;
@@ -143,8 +143,18 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 case ARG_CSV:
                         csv = true;
                         break;
-                case ARG_JSON:
+                case 'x':
+                        if (!*optarg || strpbrk(optarg, "\"\r\n"))
+                                return usage_error("invalid field separator '%s' (not empty, no quote, CR or LF)",
+                                                   optarg);
+                        csv = true;
+                        o->separator = optarg;
+                        break;
+                case 'j':
                         json = true;
+                        break;
+                case ARG_NO_BIG_NUM:
+                        number_format_plain(true);
                         break;
                 case 'h':
                         help();
@@ -157,10 +167,17 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 }
 
         if (csv && json)
-                return usage_error("--csv and --json exclude each other");
+                return usage_error("CSV (--csv, -x) and --json exclude each other");
         o->format = csv ? FORMAT_CSV : json ? FORMAT_JSON : FORMAT_TEXT;
-        if (o->mode == 0)
-                o->mode = PM_USER | PM_KERNEL;
+        /* -u: user mode; -k: kernel mode too; neither: both, as AIX hpmstat counts. */
+        if (mode && (user || kernel))
+                return usage_error("--mode and -u/-k exclude each other");
+        if (mode) {
+                if (prog_text_parse_mode(mode, &o->mode, error) < 0 || o->mode == 0 ||
+                    (o->mode & ~(PM_USER | PM_KERNEL)))
+                        return usage_error("invalid --mode '%s' (user, kernel or user,kernel)", mode);
+        } else
+                o->mode = user && !kernel ? PM_USER : PM_USER | PM_KERNEL;
         if (o->proctree) {
                 if (optind >= argc)
                         return usage_error("--proctree needs a COMMAND to run");
@@ -169,7 +186,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         }
         if (argc - optind > 1)
                 return usage_error("too many arguments (a COMMAND needs --proctree)");
-        if (argc - optind == 1 && !parse_unsigned(argv[optind], 0, UINT_MAX, &o->count))
+        if (argc - optind == 1 && !tool_parse_uint(argv[optind], 0, UINT_MAX, &o->count))
                 return usage_error("invalid COUNT '%s' (a number of intervals; 0: until interrupted)",
                                    argv[optind]);
         return 0;
@@ -382,12 +399,13 @@ int main(int argc, char *argv[]) {
         Run run = { .o = &o, .pidfd = -1 };
         FILE *out;
 
+        tool_setup_locale();
         r = parse_argv(argc, argv, &o);
         if (r < 0)
                 return usage_status;
         if (r > 0)
-                return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_PM_ERROR;
-        failure = o.proctree ? EXIT_OWN_FAILURE : EXIT_PM_ERROR;
+                return fflush(stdout) == 0 ? EXIT_SUCCESS : TOOL_EXIT_FAILED;
+        failure = o.proctree ? TOOL_EXIT_OWN : TOOL_EXIT_FAILED;
 
         r = pm_init(ALL_STATUSES, &info);
         if (r != 0) {
@@ -436,7 +454,7 @@ int main(int argc, char *argv[]) {
                 if (r != 0) {
                         fprintf(stderr, "pmstat: %s: %s\n", o.command[0], strerror(r));
                         (void) pm_delete_program();
-                        return r == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+                        return r == ENOENT ? TOOL_EXIT_NOT_FOUND : TOOL_EXIT_CANNOT_RUN;
                 }
                 run.end.pid = run.child;
                 pidfd = pidfd_open(run.child, 0);

@@ -1,5 +1,6 @@
 /* pmstat.h: what the parts of pmstat share: its command line and run (pmstat.c), one read of every
- * CPU's counters (pmstat-sample.c) and the report in text, CSV or JSON (pmstat-report.c). */
+ * CPU's counters (pmstat-sample.c) and the report in text, CSV or JSON Lines (pmstat-report.c).
+ * Exit statuses: tool-usage.h. */
 #pragma once
 
 #include <stdbool.h>
@@ -8,12 +9,6 @@
 #include <sys/types.h>
 
 #include "pmapi.h"
-
-#define EXIT_PM_ERROR    1      /* without --proctree: refused or failed */
-#define EXIT_USAGE       2      /* without --proctree: the command line is wrong */
-#define EXIT_OWN_FAILURE 125    /* --proctree: pmstat itself failed (COMMAND's status otherwise) */
-#define EXIT_CANNOT_EXEC 126    /* --proctree: COMMAND was found but could not be executed */
-#define EXIT_NOT_FOUND   127    /* --proctree: COMMAND was not found */
 
 typedef enum Format {
         FORMAT_TEXT,
@@ -29,6 +24,7 @@ typedef struct Options {
         bool proctree;
         char **command;                 /* --proctree: COMMAND and its arguments, NULL-terminated */
         Format format;
+        const char *separator;          /* CSV: "," or -x SEP */
         const char *output;             /* -o; NULL: stdout, or stderr with --proctree */
 } Options;
 

@@ -36,6 +36,12 @@ const pm_events_t *prog_text_event_by_name(const pm_info_t *info, int counter, c
         for (int i = 0; i < info->maxevents[counter]; i++)
                 if (strcasecmp(info->list_events[counter][i].short_name, name) == 0)
                         return &info->list_events[counter][i];
+        /* pmlist shows the long names too (perf::PAGE-FAULTS); a name it shows is a name that works. */
+        for (int i = 0; i < info->maxevents[counter]; i++) {
+                const char *l = info->list_events[counter][i].long_name;
+                if (l && strcasecmp(l, name) == 0)
+                        return &info->list_events[counter][i];
+        }
         return NULL;
 }
 
@@ -96,8 +102,8 @@ int prog_text_parse_events(const pm_info_t *info, const char *spec, int events[M
                 e = prog_text_event_by_name(info, c, word);
                 if (!e) {
                         snprintf(error, PROG_TEXT_ERROR_MAX,
-                                 "unknown event '%.64s' for counter %d ('pmapid --list-events' lists them)",
-                                 word, c);
+                                 "unknown event '%.64s' for counter %d ('pmlist -c %d' lists those it takes)",
+                                 word, c, c);
                         return -EINVAL;
                 }
                 parsed[c] = e->event_id;

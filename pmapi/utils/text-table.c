@@ -1,17 +1,22 @@
-/* text-table.c: see text-table.h. Widths are counted in bytes: the tools print ASCII (event
- * names, numbers, D-Bus strings that pmapid spells in ASCII). */
+/* text-table.c: see text-table.h. The cells are kept until text_table_print(), which hands them to
+ * a libsmartcols table in one go: the tools fill their tables with plain calls and check once. */
 #include <errno.h>
+#include <langinfo.h>
+#include <libsmartcols.h>
+#include <locale.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "macro.h"
 #include "text-table.h"
 
 struct TextTable {
         size_t n_columns;
-        bool *right;                    /* [n_columns] */
+        int *flags;                     /* [n_columns]: SCOLS_FL_* */
+        size_t width;                   /* for the truncated column; 0: no limit */
+        bool no_headings, raw;
         char **cells;                   /* row after row */
         size_t n_cells, allocated;
         int error;                      /* the first failed add's -errno */
@@ -26,8 +31,8 @@ int text_table_new(size_t n_columns, TextTable **ret) {
         if (!t)
                 return -ENOMEM;
         t->n_columns = n_columns;
-        t->right = calloc(n_columns, sizeof(bool));
-        if (!t->right) {
+        t->flags = calloc(n_columns, sizeof(int));
+        if (!t->flags) {
                 free(t);
                 return -ENOMEM;
         }
@@ -41,14 +46,26 @@ TextTable *text_table_free(TextTable *t) {
         for (size_t i = 0; i < t->n_cells; i++)
                 free(t->cells[i]);
         free(t->cells);
-        free(t->right);
+        free(t->flags);
         free(t);
         return NULL;
 }
 
 void text_table_align_right(TextTable *t, size_t column) {
         if (column < t->n_columns)
-                t->right[column] = true;
+                t->flags[column] |= SCOLS_FL_RIGHT;
+}
+
+void text_table_truncate(TextTable *t, size_t column, size_t width) {
+        if (column < t->n_columns && width > 0) {
+                t->flags[column] |= SCOLS_FL_TRUNC;
+                t->width = width;
+        }
+}
+
+void text_table_set_style(TextTable *t, bool no_headings, bool raw) {
+        t->no_headings = no_headings;
+        t->raw = raw;
 }
 
 void text_table_add(TextTable *t, const char *format, ...) {
@@ -78,41 +95,68 @@ void text_table_add(TextTable *t, const char *format, ...) {
         t->cells[t->n_cells++] = cell;
 }
 
+static void unref_table(struct libscols_table **tb) {
+        scols_unref_table(*tb);
+}
+
 int text_table_print(const TextTable *t, FILE *f) {
-        _cleanup_free_ size_t *width = NULL;
+        __attribute__((cleanup(unref_table))) struct libscols_table *tb = NULL;
+        struct libscols_line *line = NULL;
+        int r;
 
         if (t->error < 0)
                 return t->error;
-        width = calloc(t->n_columns, sizeof(size_t));
-        if (!width)
+        tb = scols_new_table();
+        if (!tb)
                 return -ENOMEM;
-        for (size_t i = 0; i < t->n_cells; i++) {
-                size_t n = strlen(t->cells[i]);
-                if (n > width[i % t->n_columns])
-                        width[i % t->n_columns] = n;
-        }
-        for (size_t i = 0; i < t->n_cells; i++) {
+        /* The first row names the columns; a table may be empty but for it. */
+        for (size_t c = 0; c < t->n_columns; c++)
+                if (!scols_table_new_column(tb, c < t->n_cells ? t->cells[c] : "", 0, t->flags[c]))
+                        return -ENOMEM;
+        for (size_t i = t->n_columns; i < t->n_cells; i++) {
                 size_t c = i % t->n_columns;
-                bool last = c == t->n_columns - 1 || i == t->n_cells - 1;
 
-                if (c > 0)
-                        fputs("  ", f);
-                if (t->right[c])
-                        fprintf(f, "%*s", (int) width[c], t->cells[i]);
-                else
-                        fprintf(f, "%-*s", last ? 0 : (int) width[c], t->cells[i]);
-                if (last)
-                        fputc('\n', f);
+                if (c == 0 && !(line = scols_table_new_line(tb, NULL)))
+                        return -ENOMEM;
+                r = scols_line_set_data(line, c, t->cells[i]);
+                if (r < 0)
+                        return r;
         }
+        (void) scols_table_set_column_separator(tb, t->raw ? " " : "  ");
+        (void) scols_table_enable_noheadings(tb, t->no_headings);
+        (void) scols_table_enable_raw(tb, t->raw);
+        /* Only a description is ever shortened, and only to the width asked for: a table written
+         * to a pipe or a file keeps every cell whole. */
+        (void) scols_table_set_termforce(tb, t->width > 0 ? SCOLS_TERMFORCE_ALWAYS : SCOLS_TERMFORCE_NEVER);
+        if (t->width > 0)
+                (void) scols_table_set_termwidth(tb, t->width);
+        (void) scols_table_enable_colors(tb, isatty(fileno(f)));
+        (void) scols_table_set_stream(tb, f);
+        r = scols_print_table(tb);
+        if (r < 0)
+                return r;
         if (fflush(f) != 0 || ferror(f))
                 return errno > 0 ? -errno : -EIO;
         return 0;
 }
 
+static bool plain_numbers;
+
+void number_format_plain(bool plain) {
+        plain_numbers = plain;
+}
+
+/* The locale's separator; ',' where it has none (the C locale), as the tools always wrote. */
+static const char *thousands_separator(void) {
+        const char *sep = nl_langinfo(THOUSEP);
+        return sep && *sep && strlen(sep) <= 3 ? sep : ",";
+}
+
 char *format_thousands(long long value, char buf[static THOUSANDS_MAX]) {
-        char digits[THOUSANDS_MAX];
+        char digits[32];
         unsigned long long v = value < 0 ? 0ULL - (unsigned long long) value : (unsigned long long) value;
-        size_t n = 0, o = 0;
+        const char *sep = plain_numbers ? "" : thousands_separator();
+        size_t n = 0, o = 0, sep_len = strlen(sep);
 
         do {
                 digits[n++] = (char) ('0' + v % 10);
@@ -122,8 +166,10 @@ char *format_thousands(long long value, char buf[static THOUSANDS_MAX]) {
                 buf[o++] = '-';
         while (n > 0) {
                 buf[o++] = digits[--n];
-                if (n > 0 && n % 3 == 0)
-                        buf[o++] = ',';
+                if (n > 0 && n % 3 == 0) {
+                        memcpy(buf + o, sep, sep_len);
+                        o += sep_len;
+                }
         }
         buf[o] = '\0';
         return buf;

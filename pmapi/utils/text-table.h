@@ -1,8 +1,11 @@
 /* text-table.h: aligned text columns for the human output of the command-line tools, and counts
  * written with thousands separators. A table is filled cell by cell, row after row, and printed
- * once, when every column's width is known. */
+ * once, when every column's width is known. util-linux's libsmartcols lays it out: widths in
+ * display cells (so `naïve→é` lines up), and what a terminal must not get raw (an ESC, a tab or a
+ * newline in a thread name, bytes that are not valid in the locale's encoding) written as \x1b. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -15,12 +18,21 @@ static inline void text_table_freep(TextTable **t) {
 }
 /* Numbers read better right-aligned; columns are left-aligned otherwise. */
 void text_table_align_right(TextTable *t, size_t column);
+/* This column (a description) is shortened, with an ellipsis, for the table to fit width display
+ * cells; width 0 shortens nothing (the default). */
+void text_table_truncate(TextTable *t, size_t column, size_t width);
+/* -n and --raw as lsblk has them: no header row; cells one space apart, unaligned, with the
+ * spaces inside a cell escaped too, so that a script splits each line on blanks. */
+void text_table_set_style(TextTable *t, bool no_headings, bool raw);
 /* Appends the next cell (the first row is the header). Like a FILE, the table remembers a failure
  * (out of memory) and text_table_print() reports it, so a row is written as plain calls. */
 void text_table_add(TextTable *t, const char *format, ...) __attribute__((format(printf, 2, 3)));
 /* Two spaces between columns, no trailing blanks; returns 0 or -errno (an earlier add's too). */
 int text_table_print(const TextTable *t, FILE *f);
 
-/* "-1,234,567": enough room for any long long. */
-#define THOUSANDS_MAX 32
+/* "-1,234,567": the thousands separator of the locale's LC_NUMERIC (',' in the C locale, which
+ * has none), or no separator after number_format_plain(true) (--no-big-num). Enough room for any
+ * long long in any locale. */
+#define THOUSANDS_MAX 64
 char *format_thousands(long long value, char buf[static THOUSANDS_MAX]);
+void number_format_plain(bool plain);

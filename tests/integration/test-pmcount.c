@@ -275,7 +275,7 @@ static void test_text_report_has_separators_status_and_thread_table(void **state
         Run run;
 
         (void) state;
-        run_pmcount(&run, "-e", "PM_PAGE_FLT", "-t", "--", getenv("PMAPI_THREAD_PAGES"), WORKLOAD_ARGS);
+        run_pmcount(&run, "-e", "PM_PAGE_FLT", "--per-thread", "--", getenv("PMAPI_THREAD_PAGES"), WORKLOAD_ARGS);
         assert_int_equal(run.status, 0);
         printf("%s", run.err);
         assert_non_null(strstr(run.err, "Process:"));
@@ -292,9 +292,10 @@ static void test_text_report_has_separators_status_and_thread_table(void **state
                         continue;
                 }
                 n = split_words(line, words, ELEMENTSOF(words));
-                if (n == 3 && strcmp(words[1], "PM_PAGE_FLT") == 0) {
-                        /* COUNT EVENT STATUS, with separators: 275,xxx */
+                if (n >= 3 && strcmp(words[1], "PM_PAGE_FLT") == 0) {
+                        /* COUNT EVENT STATUS NOTE, with separators: 275,xxx, and a rate per second */
                         assert_string_equal(words[2], "verified");
+                        assert_true(n == 5 && strcmp(words[4], "K/sec") == 0);
                         assert_non_null(strchr(words[0], ','));
                         total = parse_thousands(words[0], strlen(words[0]));
                 } else if (in_threads && n == 5 && strcmp(words[0], "PID") != 0) {

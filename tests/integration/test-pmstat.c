@@ -118,13 +118,49 @@ static void wait_for_output(int fd) {
         fail_msg("pmstat wrote nothing within 5 s");
 }
 
+/* pmstat's JSON Lines, each line a document of its own (checked one by one), gathered into the
+ * shape the checks below read: the header's members, "intervals" (each line's "interval" object, in
+ * order), "run" and "error". */
 static JsonNode *parse_json(const char *text) {
-        g_autoptr(JsonParser) parser = json_parser_new();
-        g_autoptr(GError) error = NULL;
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        g_autoptr(JsonArray) intervals = json_array_new();
+        g_autoptr(JsonNode) header = NULL, run = NULL, error_line = NULL;
+        JsonNode *doc;
+        JsonObject *o;
+        size_t n = 0;
 
-        if (!json_parser_load_from_data(parser, text, -1, &error))
-                fail_msg("pmstat printed no valid JSON (%s): %s", error->message, text);
-        return json_node_copy(json_parser_get_root(parser));
+        for (char **l = lines; *l; l++) {
+                g_autoptr(JsonParser) parser = json_parser_new();
+                g_autoptr(GError) error = NULL;
+                JsonObject *line;
+
+                if (**l == '\0')
+                        continue;
+                if (!json_parser_load_from_data(parser, *l, -1, &error))
+                        fail_msg("pmstat printed a line that is no JSON document (%s): %s", error->message, *l);
+                line = json_node_get_object(json_parser_get_root(parser));
+                assert_non_null(line);
+                if (n++ == 0)
+                        header = json_node_copy(json_parser_get_root(parser));
+                else if (json_object_has_member(line, "interval"))
+                        json_array_add_element(intervals, json_node_copy(json_object_get_member(line, "interval")));
+                else if (json_object_has_member(line, "run"))
+                        run = json_node_copy(json_object_get_member(line, "run"));
+                else if (json_object_has_member(line, "error"))
+                        error_line = json_node_copy(json_object_get_member(line, "error"));
+                else
+                        fail_msg("pmstat printed an unexpected JSON line: %s", *l);
+        }
+        if (!header)
+                fail_msg("pmstat printed no JSON: %s", text);
+        doc = json_node_copy(header);
+        o = json_node_get_object(doc);
+        json_object_set_array_member(o, "intervals", json_array_ref(intervals));
+        if (run)
+                json_object_set_member(o, "run", g_steal_pointer(&run));
+        if (error_line)
+                json_object_set_member(o, "error", g_steal_pointer(&error_line));
+        return doc;
 }
 
 /* Every interval's total is the sum of its CPU rows; returns the sums over the intervals of the
@@ -561,7 +597,8 @@ static void test_bad_usage_exits_2(void **state) {
         static const char *const bad[][6] = {
                 { "--bogus" }, { "-I" }, { "-I", "5" }, { "-I", "abc" }, { "1", "2" }, { "-x" },
                 { "--csv", "--json" }, { "-e", "NO_SUCH_EVENT" }, { "-e", "PM_PAGE_FLT,PM_PAGE_FLT" },
-                { "-e", "-" }, { "--", "ls" }, { "-1" },
+                { "-e", "-" }, { "--", "ls" }, { "-1" }, { "-u", "--mode", "user" }, { "--mode", "hypervisor" },
+                { "--mode", "" }, { "-x", "\"" },
         };
         Run run;
 

@@ -1,0 +1,111 @@
+/* pmcount-series.c: pmcount's counts over time: the statistics of repeated runs (-r: the mean and
+ * the sample standard deviation of each count, by Welford's method, which stays exact to the last
+ * digit for counts of any size) and the interval lines of -I, printed as the command runs, in the
+ * report's format: perf stat -I's columns (time, count, event) as text, rows with a time_ns column
+ * as CSV, one JSON document per line. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "csv-writer.h"
+#include "json-writer.h"
+#include "pmcount.h"
+#include "text-table.h"
+
+void run_stat_add(RunStat *s, double value) {
+        double d = value - s->mean;
+
+        s->n++;
+        s->mean += d / s->n;
+        s->m2 += d * (value - s->mean);
+}
+
+double run_stat_stddev(const RunStat *s) {
+        return s->n > 1 ? sqrt(s->m2 / (s->n - 1)) : 0.0;
+}
+
+void report_add_run(Report *r) {
+        r->n_runs++;
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                if (report_counter_used(r, c))
+                        run_stat_add(&r->counts[c], (double) r->total.accu[c]);
+        run_stat_add(&r->elapsed, (double) r->elapsed_ns);
+}
+
+static void text_interval(Report *r, const pm_data_t *now, double seconds) {
+        char value[THOUSANDS_MAX], id[16];
+
+        if (r->n_intervals == 1)
+                fprintf(r->f, "#%13s  %18s  %s\n", "time", "counts", "event");
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                if (report_counter_used(r, c))
+                        fprintf(r->f, "%14.6f  %18s  %s\n", seconds,
+                                format_thousands(now->accu[c] - r->last[c], value), report_event_name(r, c, id));
+}
+
+static void csv_interval(Report *r, const pm_data_t *now, uint64_t time_ns) {
+        char id[16];
+        CsvWriter w;
+
+        if (!r->csv_header_written)
+                report_csv_header(r);
+        csv_writer_init_sep(&w, r->f, r->options->separator);
+        for (int c = 0; c < MAX_COUNTERS; c++) {
+                if (!report_counter_used(r, c))
+                        continue;
+                csv_field(&w, "interval");
+                for (int i = 0; i < 4; i++)
+                        csv_field(&w, NULL);
+                csv_field(&w, report_event_name(r, c, id));
+                csv_field(&w, report_event_status(r, c));
+                csv_fieldf(&w, "%lld", (long long) (now->accu[c] - r->last[c]));
+                csv_fieldf(&w, "%llu", (unsigned long long) time_ns);
+                csv_end_row(&w);
+        }
+}
+
+static int json_interval(Report *r, const pm_data_t *now, uint64_t time_ns) {
+        JsonWriter w;
+        char id[16];
+
+        json_writer_init(&w, r->f);
+        json_open_object(&w, NULL);
+        json_int(&w, "interval", r->n_intervals);
+        json_uint(&w, "time_ns", time_ns);
+        json_open_array(&w, "events");
+        for (int c = 0; c < MAX_COUNTERS; c++) {
+                if (!report_counter_used(r, c))
+                        continue;
+                json_open_object(&w, NULL);
+                json_string(&w, "name", report_event_name(r, c, id));
+                json_int(&w, "count", now->accu[c] - r->last[c]);
+                json_close_object(&w);
+        }
+        json_close_array(&w);
+        json_bool(&w, "partial", now->ginfo.flags.b.partial);
+        json_close_object(&w);
+        return json_writer_finish(&w);
+}
+
+int report_interval(Report *r, const pm_data_t *now, uint64_t now_ns) {
+        uint64_t time_ns = now_ns - r->interval_start_ns;
+        int k = 0;
+
+        r->n_intervals++;
+        switch (r->options->format) {
+        case REPORT_TEXT:
+                text_interval(r, now, (double) time_ns / 1e9);
+                break;
+        case REPORT_CSV:
+                csv_interval(r, now, time_ns);
+                break;
+        case REPORT_JSON:
+                k = json_interval(r, now, time_ns);
+                break;
+        }
+        memcpy(r->last, now->accu, sizeof(r->last));
+        if (k == 0 && (fflush(r->f) != 0 || ferror(r->f)))
+                k = -EIO;
+        return k;
+}

@@ -291,13 +291,13 @@ static int run(const Options *o, const pm_info_t *info) {
                 fprintf(stderr, "pmcount: cannot write the report: %s\n", strerror(-r));
                 return TOOL_EXIT_OWN;
         }
-        if (rep.partial) {
-                fprintf(stderr, "pmcount: the counts are partial: %s; exit status %d (COMMAND's: %d)\n",
+        /* The report says so too; this line is for a report in a file, which nobody may read
+         * before the exit status (a report on stderr stays one document). */
+        if (rep.partial && o->output)
+                fprintf(stderr, "pmcount: the counts are partial (%s): see %s\n",
                         rep.target_gone ? "the target exited after the last read" :
-                                          "threads ran uncounted (pmapid's limits)",
-                        TOOL_EXIT_PARTIAL, status);
-                return TOOL_EXIT_PARTIAL;
-        }
+                                          "threads ran uncounted, pmapid's limits", o->output);
+        return rep.partial ? TOOL_EXIT_PARTIAL : status;
         return status;
 }
 

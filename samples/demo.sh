@@ -100,7 +100,7 @@ wait $victim
 echo
 echo "== pmcount as nobody: a program not linked with libpmapi, one row per thread that ran"
 echo "   (thread-pages 4 2500 10: worker i touches (i+1)*25,000 fresh pages)"
-as_user 65534 "$bin/pmcount" -t -- "$bin/thread-pages" 4 2500 10
+as_user 65534 "$bin/pmcount" --per-thread -- "$bin/thread-pages" 4 2500 10
 echo
 last=$(($(nproc) - 1))
 echo "== pmstat as root: every CPU, 3 intervals of 500 ms; 50,000 pages touched on CPU $last in the second"

@@ -1,7 +1,9 @@
 /* pmctl.c: pmctl, the command line over libpmapi's third-party calls, for people and debuggers
- * (`shell pmctl data PID TID` in gdb): its options and arguments, the commands that change a
- * thread's or a group's state (set, start, stop, reset, delete), and how failures are reported.
- * What it prints for list, program and data is in pmctl-show.c; the contract is man/pmctl.1. */
+ * (`shell pmctl data PID TID` in gdb): its options and arguments (man/pmapi-tools.7 sets the
+ * letters the tools share), the commands that change a thread's or a group's state (set, start,
+ * stop, reset, delete), the output file, and how failures are reported. What it prints is in
+ * pmctl-show.c (list, program, data), pmctl-members.c and pmctl-watch.c (data -I); the contract is
+ * man/pmctl.1. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -14,6 +16,7 @@
 #include "macro.h"
 #include "pmctl.h"
 #include "prog-text.h"
+#include "text-table.h"
 #include "tool-usage.h"
 
 #define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
@@ -21,27 +24,36 @@
 static void help(void) {
         printf("Usage: pmctl [--json] list\n"
                "       pmctl [--json] [--group] program PID [TID]\n"
-               "       pmctl [--json] [--group] data PID [TID]\n"
+               "       pmctl [--json] [--group] data PID [TID] [-I MS [-c N]]\n"
+               "       pmctl [--json] members PID [TID]\n"
                "       pmctl [--json] [--group] set PID [TID] -e EVENTS [-m MODE]\n"
                "       pmctl [--json] [--group] start|stop|reset|delete PID [TID]\n\n"
                "Show and control the pmapi counting context of thread TID of process PID\n"
                "(TID defaults to PID, the main thread), or with --group its counting group.\n\n"
                "Commands:\n"
-               "  list          The contexts pmapid shows you (root: all)\n"
+               "  list          The contexts pmapid shows you (root: all), with thread names\n"
                "  program       Events per counter, mode and counting state\n"
-               "  data          One read of the counters, with its CLOCK_MONOTONIC time\n"
+               "  data          One read of the counters, with its CLOCK_MONOTONIC time;\n"
+               "                with -I, a read every MS milliseconds, as changes\n"
+               "  members       The members of the thread's counting group, with their counts\n"
                "  set           Create the context (--group: the group) with a program\n"
                "  start, stop   Switch counting on or off\n"
                "  reset         Set the counts to zero\n"
                "  delete        Delete the context (--group: every member's)\n\n"
                "Options:\n"
-               "  -j --json          One JSON document on stdout\n"
+               "  -j --json          JSON on one line (with -I: a line per read)\n"
                "  -g --group         Act on the thread's counting group\n"
                "  -e --events=LIST   set: events per counter from 0, by name or id; '-' for none\n"
                "  -m --mode=LIST     set: user, kernel, count, process, no-inherit (default: user)\n"
+               "  -I --interval=MS   data: read every MS milliseconds (at least 10) until\n"
+               "                     interrupted or the context goes away\n"
+               "  -c --count=N       data -I: stop after N reads\n"
+               "     --no-big-num    Counts without thousands separators\n"
+               "  -o --output=FILE   Write the output to FILE instead of standard output\n"
                "  -h --help          Show this help\n"
                "  -V --version       Show the version\n\n"
-               "Exit status: 0 success, 1 refused or failed, 2 bad usage. See pmctl(1).\n");
+               "Exit status: 0 success, 1 refused or failed, 2 bad usage, 3 data or members\n"
+               "of a group whose counts are partial. See pmctl(1) and pmapi-tools(7).\n");
 }
 
 int pmctl_fail(const Options *o, int pm_code) {
@@ -54,7 +66,7 @@ int pmctl_fail(const Options *o, int pm_code) {
         if (o->json) {
                 JsonWriter w;
 
-                json_writer_init(&w, stdout);
+                json_writer_init(&w, o->out);
                 json_open_object(&w, NULL);
                 json_bool(&w, "ok", false);
                 json_int(&w, "error", pm_code);
@@ -62,12 +74,12 @@ int pmctl_fail(const Options *o, int pm_code) {
                 json_close_object(&w);
                 (void) json_writer_finish(&w);  /* the status says it all if this fails too */
         }
-        return EXIT_PM_ERROR;
+        return TOOL_EXIT_FAILED;
 }
 
 int pmctl_fail_output(const Options *o, int r) {
         fprintf(stderr, "pmctl: %s: cannot write the output: %s\n", o->verb, strerror(-r));
-        return EXIT_PM_ERROR;
+        return TOOL_EXIT_FAILED;
 }
 
 #define usage_error(...) tool_usage_error("pmctl", __VA_ARGS__)
@@ -101,7 +113,7 @@ static int succeed(const Options *o) {
 
         if (!o->json)
                 return 0;
-        json_writer_init(&w, stdout);
+        json_writer_init(&w, o->out);
         json_open_object(&w, NULL);
         json_bool(&w, "ok", true);
         json_close_object(&w);
@@ -118,7 +130,11 @@ static int run_program(const Verb *v, const Options *o, const pm_info_t *info) {
 }
 
 static int run_data(const Verb *v, const Options *o, const pm_info_t *info) {
-        return pmctl_show_data(o, info);
+        return o->interval_ms > 0 ? pmctl_watch_data(o, info) : pmctl_show_data(o, info);
+}
+
+static int run_members(const Verb *v, const Options *o, const pm_info_t *info) {
+        return pmctl_show_members(o, info);
 }
 
 static int run_set(const Verb *v, const Options *o, const pm_info_t *info) {
@@ -132,7 +148,7 @@ static int run_set(const Verb *v, const Options *o, const pm_info_t *info) {
         if (r < 0) {
                 /* A usage error, but one that needs the catalog: found only now, after pm_init. */
                 fprintf(stderr, "pmctl: set %d/%d: %s\n", (int) o->pid, (int) o->tid, error);
-                return EXIT_USAGE;
+                return TOOL_EXIT_USAGE;
         }
         r = o->group ? pm_set_program_group(o->pid, o->tid, &prog)
                      : pm_set_program_thread(o->pid, o->tid, &prog);
@@ -148,6 +164,7 @@ static const Verb verbs[] = {
         { "list",    false, run_list },
         { "program", true,  run_program },
         { "data",    true,  run_data },
+        { "members", true,  run_members },
         { "set",     true,  run_set },
         { "start",   true,  run_call, pm_start_thread,          pm_start_group },
         { "stop",    true,  run_call, pm_stop_thread,           pm_stop_group },
@@ -159,13 +176,18 @@ static const size_t n_verbs = ELEMENTSOF(verbs);
 /* Fills o and *ret_verb; returns 0 to run, 1 when --help or --version was answered, -EINVAL after a
  * usage message. */
 static int parse_argv(int argc, char *argv[], Options *o, const Verb **ret_verb) {
+        enum { ARG_NO_BIG_NUM = 0x100 };
         static const struct option options[] = {
-                { "json",    no_argument,       NULL, 'j' },
-                { "group",   no_argument,       NULL, 'g' },
-                { "events",  required_argument, NULL, 'e' },
-                { "mode",    required_argument, NULL, 'm' },
-                { "help",    no_argument,       NULL, 'h' },
-                { "version", no_argument,       NULL, 'V' },
+                { "json",       no_argument,       NULL, 'j' },
+                { "group",      no_argument,       NULL, 'g' },
+                { "events",     required_argument, NULL, 'e' },
+                { "mode",       required_argument, NULL, 'm' },
+                { "interval",   required_argument, NULL, 'I' },
+                { "count",      required_argument, NULL, 'c' },
+                { "no-big-num", no_argument,       NULL, ARG_NO_BIG_NUM },
+                { "output",     required_argument, NULL, 'o' },
+                { "help",       no_argument,       NULL, 'h' },
+                { "version",    no_argument,       NULL, 'V' },
                 {}
         };
         const Verb *verb = NULL;
@@ -173,7 +195,7 @@ static int parse_argv(int argc, char *argv[], Options *o, const Verb **ret_verb)
 
         /* The leading ':' makes getopt quiet, as usage_error() speaks; GNU getopt still moves the
          * options after the operands, so `pmctl set 42 -e PM_CYC` works too. */
-        while ((c = getopt_long(argc, argv, ":jge:m:hV", options, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, ":jge:m:I:c:o:hV", options, NULL)) >= 0)
                 switch (c) {
                 case 'j':
                         o->json = true;
@@ -186,6 +208,25 @@ static int parse_argv(int argc, char *argv[], Options *o, const Verb **ret_verb)
                         break;
                 case 'm':
                         o->mode = optarg;
+                        break;
+                case 'I':
+                        /* A day at most: a longer interval is a typo, not a plan. */
+                        if (!tool_parse_uint(optarg, 10, 86400000, &o->interval_ms))
+                                return usage_error("invalid interval '%s': milliseconds, at least 10",
+                                                   optarg);
+                        break;
+                case 'c':
+                        if (!tool_parse_uint(optarg, 1, UINT_MAX, &o->count))
+                                return usage_error("invalid count '%s': a number of reads, at least 1",
+                                                   optarg);
+                        break;
+                case ARG_NO_BIG_NUM:
+                        number_format_plain(true);
+                        break;
+                case 'o':
+                        if (*optarg == '\0')
+                                return usage_error("-o needs a file name");
+                        o->output = optarg;
                         break;
                 case 'h':
                         help();
@@ -207,6 +248,10 @@ static int parse_argv(int argc, char *argv[], Options *o, const Verb **ret_verb)
                 return usage_error("unknown command '%s'", o->verb);
         if ((o->events || o->mode) && strcmp(o->verb, "set") != 0)
                 return usage_error("%s takes no -e or -m", o->verb);
+        if ((o->interval_ms > 0 || o->count > 0) && strcmp(o->verb, "data") != 0)
+                return usage_error("%s takes no -I or -c", o->verb);
+        if (o->count > 0 && o->interval_ms == 0)
+                return usage_error("-c needs -I MS");
         n_args = argc - optind;
 
         if (!verb->targeted) {
@@ -224,6 +269,8 @@ static int parse_argv(int argc, char *argv[], Options *o, const Verb **ret_verb)
         o->tid = o->pid;
         if (n_args == 2 && parse_id(argv[optind + 1], "TID", &o->tid) < 0)
                 return -EINVAL;
+        if (strcmp(o->verb, "members") == 0)
+                o->group = true;                /* members are a group's: --group says nothing more */
         if (strcmp(o->verb, "set") == 0) {
                 char error[PROG_TEXT_ERROR_MAX];
 
@@ -236,17 +283,33 @@ static int parse_argv(int argc, char *argv[], Options *o, const Verb **ret_verb)
         return 0;
 }
 
+static void fclosep(FILE **f) {
+        if (*f && *f != stdout)
+                (void) fclose(*f);      /* what matters was flushed and checked before */
+}
+
 int main(int argc, char *argv[]) {
+        _cleanup_(fclosep) FILE *out = NULL;
         const Verb *verb = NULL;
-        Options o = {};
+        Options o = { .out = stdout };
         pm_info_t info = {};
         int r;
 
+        tool_setup_locale();
         r = parse_argv(argc, argv, &o, &verb);
         if (r < 0)
-                return EXIT_USAGE;
+                return TOOL_EXIT_USAGE;
         if (r > 0)
-                return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_PM_ERROR;
+                return fflush(stdout) == 0 ? EXIT_SUCCESS : TOOL_EXIT_FAILED;
+        /* Opened before anything is asked of pmapid, so that an unwritable file is known first. */
+        if (o.output) {
+                out = fopen(o.output, "we");
+                if (!out) {
+                        fprintf(stderr, "pmctl: cannot open '%s' for writing: %m\n", o.output);
+                        return TOOL_EXIT_FAILED;
+                }
+                o.out = out;
+        }
         /* libpmapi's calls need pm_init first; with every status, since a context someone else set
          * may count any event. list asks the bus itself and needs no catalog. */
         if (verb->targeted) {
@@ -254,5 +317,8 @@ int main(int argc, char *argv[]) {
                 if (r != 0)
                         return pmctl_fail(&o, r);
         }
-        return verb->run(verb, &o, &info);
+        r = verb->run(verb, &o, &info);
+        if (out && fclose(TAKE_PTR(out)) != 0 && r != TOOL_EXIT_FAILED)
+                r = pmctl_fail_output(&o, -errno);
+        return r;
 }

@@ -1,10 +1,9 @@
-/* pmlist-show.c: what pmlist prints: an aligned table for people (descriptions shortened to the
- * terminal's width unless -d), CSV or one JSON document for programs. The command line and the
- * catalog are in pmlist.c. */
+/* pmlist-show.c: what pmlist prints: an aligned table for people (libsmartcols shortens the
+ * descriptions to the terminal's width unless -d), CSV or one JSON document for programs. The
+ * command line and the catalog are in pmlist.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -15,13 +14,9 @@
 #include "prog-text.h"
 #include "text-table.h"
 
-#define ELLIPSIS "..."
-#define DESCRIPTION_MIN 20              /* a description is never cut shorter than this */
-#define MAX(a, b) ((a) > (b) ? (a) : (b))
-
-/* The width to fit lines in: $COLUMNS, else the terminal's; 0 (no limit) when stdout is not a
- * terminal, so that pipes and files get whole descriptions. */
-static size_t output_width(void) {
+/* The width to fit lines in: $COLUMNS, else the terminal's when the output is one; 0 (no limit)
+ * otherwise, so that pipes and files get whole descriptions. */
+static size_t output_width(FILE *out) {
         const char *e = getenv("COLUMNS");
         struct winsize ws;
 
@@ -31,56 +26,12 @@ static size_t output_width(void) {
                 if (*end == '\0' && v > 0)
                         return (size_t) v;
         }
-        if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
                 return ws.ws_col;
         return 0;
 }
 
-/* A description as a table cell: on one line (control characters become spaces) and, if max > 0,
- * cut to max bytes with an ellipsis, not inside a UTF-8 sequence. NULL when out of memory. */
-static char *description_cell(const char *d, size_t max) {
-        size_t n = strlen(d ?: "");
-        char *cell;
-
-        if (max > 0 && n > max) {
-                n = max > strlen(ELLIPSIS) ? max - strlen(ELLIPSIS) : 0;
-                while (n > 0 && ((unsigned char) d[n] & 0xc0) == 0x80)
-                        n--;
-                if (asprintf(&cell, "%.*s" ELLIPSIS, (int) n, d) < 0)
-                        return NULL;
-        } else if (!(cell = strdup(d ?: "")))
-                return NULL;
-        for (char *p = cell; *p; p++)
-                if ((unsigned char) *p < 0x20)
-                        *p = ' ';
-        return cell;
-}
-
-static size_t digits(int v) {
-        return (size_t) snprintf(NULL, 0, "%d", v);
-}
-
-/* Room left for the description on a line of width, after ID, NAME and STATUS; 0 for no limit. */
-static size_t description_room(const Listing *l, size_t width) {
-        size_t w_id = strlen("ID"), w_name = strlen("NAME"), w_status = strlen("STATUS"), used;
-
-        if (width == 0)
-                return 0;
-        for (size_t i = 0; i < l->n_events; i++) {
-                const pm_events_t *e = l->events[i].e;
-                size_t n;
-
-                w_id = MAX(w_id, digits(e->event_id));
-                n = strlen(e->short_name ?: "");
-                w_name = MAX(w_name, n);
-                n = strlen(prog_text_status_name(e->status));
-                w_status = MAX(w_status, n);
-        }
-        used = w_id + w_name + w_status + 3 * strlen("  ");
-        return width > used + DESCRIPTION_MIN ? width - used : DESCRIPTION_MIN;
-}
-
-static void print_header(const Listing *l) {
+static void print_header(const Listing *l, FILE *f) {
         size_t n_verified = 0, n_caveat = 0, n_unverified = 0;
 
         for (size_t i = 0; i < l->n_events; i++)
@@ -95,59 +46,60 @@ static void print_header(const Listing *l) {
                         n_unverified++;
                         break;
                 }
-        printf("Processor: %s; %d counters; ", l->processor ?: "unknown", l->n_counters);
+        fprintf(f, "Processor: %s; %d counters; ", l->processor ?: "unknown", l->n_counters);
         if (l->counter >= 0)
-                printf("counter %d: ", l->counter);
-        printf("%zu event%s (%zu verified, %zu caveat, %zu unverified)\n", l->n_events,
-               l->n_events == 1 ? "" : "s", n_verified, n_caveat, n_unverified);
+                fprintf(f, "counter %d: ", l->counter);
+        fprintf(f, "%zu event%s (%zu verified, %zu caveat, %zu unverified)\n", l->n_events,
+                l->n_events == 1 ? "" : "s", n_verified, n_caveat, n_unverified);
 }
 
-int pmlist_show_text(const Listing *l, bool details) {
+int pmlist_show_text(const Listing *l) {
         _cleanup_(text_table_freep) TextTable *t = NULL;
-        size_t room = details ? 0 : description_room(l, output_width());
+        size_t n_columns = l->details ? 6 : 4;
         int r;
 
-        r = text_table_new(details ? 6 : 4, &t);
+        r = text_table_new(n_columns, &t);
         if (r < 0)
                 return r;
         text_table_align_right(t, 0);
+        text_table_set_style(t, l->no_headings, l->raw);
+        if (!l->details)
+                text_table_truncate(t, n_columns - 1, output_width(l->out));
         text_table_add(t, "ID");
         text_table_add(t, "NAME");
-        if (details)
+        if (l->details)
                 text_table_add(t, "LONG_NAME");
         text_table_add(t, "STATUS");
-        if (details)
+        if (l->details)
                 text_table_add(t, "COUNTERS");
         text_table_add(t, "DESCRIPTION");
         for (size_t i = 0; i < l->n_events; i++) {
                 const pm_events_t *e = l->events[i].e;
-                _cleanup_free_ char *description = description_cell(e->description, room);
                 char counters[EVENT_INDEX_COUNTERS_TEXT_MAX];
 
-                if (!description)
-                        return -ENOMEM;
                 text_table_add(t, "%d", e->event_id);
                 text_table_add(t, "%s", e->short_name ?: "");
-                if (details)
+                if (l->details)
                         text_table_add(t, "%s", e->long_name ?: "");
                 text_table_add(t, "%s", prog_text_status_name(e->status));
-                if (details)
+                if (l->details)
                         text_table_add(t, "%s", event_index_format_counters(l->events[i].counters, counters));
-                text_table_add(t, "%s", description);
+                text_table_add(t, "%s", e->description ?: "");
         }
-        print_header(l);
-        return text_table_print(t, stdout);
+        if (!l->no_headings)
+                print_header(l, l->out);
+        return text_table_print(t, l->out);
 }
 
-int pmlist_show_csv(const Listing *l, bool details) {
+int pmlist_show_csv(const Listing *l) {
         CsvWriter w;
 
-        csv_writer_init(&w, stdout);
+        csv_writer_init_sep(&w, l->out, l->separator);
         csv_field(&w, "id");
         csv_field(&w, "name");
         csv_field(&w, "status");
         csv_field(&w, "description");
-        if (details) {
+        if (l->details) {
                 csv_field(&w, "long_name");
                 csv_field(&w, "counters");
         }
@@ -160,7 +112,7 @@ int pmlist_show_csv(const Listing *l, bool details) {
                 csv_field(&w, e->short_name);
                 csv_field(&w, prog_text_status_name(e->status));
                 csv_field(&w, e->description);
-                if (details) {
+                if (l->details) {
                         csv_field(&w, e->long_name);
                         csv_field(&w, event_index_format_counters(l->events[i].counters, counters));
                 }
@@ -172,7 +124,7 @@ int pmlist_show_csv(const Listing *l, bool details) {
 int pmlist_show_json(const Listing *l) {
         JsonWriter w;
 
-        json_writer_init(&w, stdout);
+        json_writer_init(&w, l->out);
         json_open_object(&w, NULL);
         json_string(&w, "processor", l->processor);
         json_int(&w, "counters", l->n_counters);

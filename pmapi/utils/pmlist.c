@@ -1,7 +1,8 @@
 /* pmlist.c: pmlist, the event catalog as pm_init() returns it, for people and scripts (like AIX's
- * pmlist and `perf list`): its options, the selection by status (pm_init's filter), counter and
- * name (event-index.c lists each event once, however many counters take it), and how failures are
- * reported. What it prints is in pmlist-show.c; the contract is man/pmlist.1. */
+ * pmlist and `perf list`): its options (man/pmapi-tools.7 sets the letters they share with the
+ * other tools), the selection by status (pm_init's filter), counter and name (event-index.c lists
+ * each event once, however many counters take it), the output file, and the exit statuses. What it
+ * prints is in pmlist-show.c; the contract is man/pmlist.1. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -17,9 +18,6 @@
 
 #define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
 
-#define EXIT_NO_MATCH 1                 /* -e found no event */
-#define EXIT_USAGE    2                 /* the command line is wrong, or libpmapi failed */
-
 typedef enum OutputFormat {
         OUTPUT_TEXT,
         OUTPUT_CSV,
@@ -28,13 +26,17 @@ typedef enum OutputFormat {
 
 typedef struct Options {
         int filter;                     /* -f: PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT */
-        EventQuery query;               /* -c, -e (its patterns point into argv), -x */
+        EventQuery query;               /* -c, -e (its patterns point into argv), --exact */
         bool details;                   /* -d: long names, counters, whole descriptions */
+        bool no_headings, raw;          /* -n, --raw */
         OutputFormat format;
+        const char *separator;          /* -x SEP; "," otherwise */
+        const char *output;             /* -o FILE, or NULL for stdout */
 } Options;
 
 static void help(void) {
-        printf("Usage: pmlist [-f v,u,c] [-c COUNTER] [-e NAME]... [-x] [-d] [--csv|--json|-o t|c|j]\n\n"
+        printf("Usage: pmlist [-f v,u,c] [-c COUNTER] [-e NAME]... [--exact] [-d] [-n] [--raw]\n"
+               "              [--csv|-x SEP|-j|--format=t|c|j] [-o FILE]\n\n"
                "List the events pmapid offers on this machine, as pm_init(3) returns them:\n"
                "id, short name, status and description, each event once.\n\n"
                "Options:\n"
@@ -43,16 +45,20 @@ static void help(void) {
                "  -c --counter=N      Only the events counter N takes (-1: every counter)\n"
                "  -e --search=NAME    Events whose short or long name contains NAME, in any\n"
                "                      case; may be repeated (any of them)\n"
-               "  -x --exact          With -e: the whole short or long name, in any case\n"
+               "     --exact          With -e: the whole short or long name, in any case\n"
                "  -d --long           Text and CSV: add long names and counters, and do not\n"
                "                      shorten descriptions to the terminal's width\n"
+               "  -n --noheadings     Text: no header line and no column titles\n"
+               "     --raw            Text: cells one space apart, spaces in them escaped\n"
                "     --csv            CSV (RFC 4180 quoting) with a header row\n"
+               "  -x --field-separator=SEP  CSV with SEP between fields\n"
                "  -j --json           One JSON document\n"
-               "  -o --output=FORMAT  t (text, the default), c (CSV) or j (JSON)\n"
+               "     --format=FORMAT  t or text (the default), c or csv, j or json\n"
+               "  -o --output=FILE    Write the list to FILE instead of standard output\n"
                "  -h --help           Show this help\n"
                "  -V --version        Show the version\n\n"
-               "Exit status: 0 success, 1 no event matches -e, 2 bad usage or a library\n"
-               "error (pmapid not running). See pmlist(1).\n");
+               "Exit status: 0 success, 1 failed (pmapid unreachable, output unwritable),\n"
+               "2 bad usage, 3 no event matches -e. See pmlist(1) and pmapi-tools(7).\n");
 }
 
 #define usage_error(...) tool_usage_error("pmlist", __VA_ARGS__)
@@ -85,6 +91,7 @@ static int parse_filter(const char *spec, int *filter) {
         return 0;
 }
 
+/* --format: AIX's -o letters, or the words. */
 static int parse_format(const char *spec, OutputFormat *ret) {
         if (strcasecmp(spec, "t") == 0 || strcasecmp(spec, "text") == 0)
                 *ret = OUTPUT_TEXT;
@@ -93,9 +100,34 @@ static int parse_format(const char *spec, OutputFormat *ret) {
         else if (strcasecmp(spec, "j") == 0 || strcasecmp(spec, "json") == 0)
                 *ret = OUTPUT_JSON;
         else if (strcasecmp(spec, "x") == 0 || strcasecmp(spec, "xml") == 0)
-                return usage_error("XML output (AIX's -o x) is not supported: use -o j for JSON");
+                return usage_error("XML output (AIX's -o x) is not supported: use --format=j for JSON");
         else
                 return usage_error("invalid output format '%s': use t (text), c (CSV) or j (JSON)", spec);
+        return 0;
+}
+
+/* -o FILE. AIX's -o took a format letter: a lone t, c, j or x is refused with the new spelling, so
+ * that an AIX habit does not quietly write a file named "c" (./c still does). */
+static int parse_output(const char *spec, const char **ret) {
+        if (*spec == '\0')
+                return usage_error("-o needs a file name");
+        if (strlen(spec) == 1 && strchr("tcjx", spec[0]))
+                return usage_error("-o takes an output file now: AIX's -o %s is --format=%s (a file named "
+                                   "'%s': -o ./%s)", spec, spec, spec, spec);
+        *ret = spec;
+        return 0;
+}
+
+/* -x SEP, as perf stat takes it: any non-empty string that CSV can quote around. */
+static int parse_separator(const char *spec, const char **ret) {
+        if (*spec == '\0' || strpbrk(spec, "\"\r\n"))
+                return usage_error("invalid field separator '%s': a non-empty string without a double quote, "
+                                   "CR or LF", spec);
+        /* The old -x was the exact search: `pmlist -x -e NAME` would take "-e" as the separator. */
+        if (spec[0] == '-' && spec[1] != '\0')
+                return usage_error("-x takes a field separator now (perf stat's -x), not '%s': the exact "
+                                   "name search is --exact", spec);
+        *ret = spec;
         return 0;
 }
 
@@ -114,55 +146,68 @@ static int parse_counter(const char *s, int *ret) {
 /* Fills o, and patterns (room for argc) with the -e arguments; returns 0 to run, 1 when --help or
  * --version was answered, -EINVAL after a usage message (-ENOMEM: none). */
 static int parse_argv(int argc, char *argv[], Options *o, char **patterns) {
-        enum { ARG_CSV = 0x100 };
+        enum { ARG_CSV = 0x100, ARG_EXACT, ARG_FORMAT, ARG_RAW };
         static const struct option options[] = {
-                { "filter",  required_argument, NULL, 'f' },
-                { "counter", required_argument, NULL, 'c' },
-                { "search",  required_argument, NULL, 'e' },
-                { "exact",   no_argument,       NULL, 'x' },
-                { "long",    no_argument,       NULL, 'd' },
-                { "csv",     no_argument,       NULL, ARG_CSV },
-                { "json",    no_argument,       NULL, 'j' },
-                { "output",  required_argument, NULL, 'o' },
-                { "help",    no_argument,       NULL, 'h' },
-                { "version", no_argument,       NULL, 'V' },
+                { "filter",          required_argument, NULL, 'f' },
+                { "counter",         required_argument, NULL, 'c' },
+                { "search",          required_argument, NULL, 'e' },
+                { "exact",           no_argument,       NULL, ARG_EXACT },
+                { "long",            no_argument,       NULL, 'd' },
+                { "noheadings",      no_argument,       NULL, 'n' },
+                { "raw",             no_argument,       NULL, ARG_RAW },
+                { "csv",             no_argument,       NULL, ARG_CSV },
+                { "field-separator", required_argument, NULL, 'x' },
+                { "json",            no_argument,       NULL, 'j' },
+                { "format",          required_argument, NULL, ARG_FORMAT },
+                { "output",          required_argument, NULL, 'o' },
+                { "help",            no_argument,       NULL, 'h' },
+                { "version",         no_argument,       NULL, 'V' },
                 {}
         };
-        int c, r;
+        int c, r = 0;
+
         /* The leading ':' makes getopt quiet, as usage_error() speaks. */
-        while ((c = getopt_long(argc, argv, ":f:c:e:xdjo:hV", options, NULL)) >= 0)
+        while (r >= 0 && (c = getopt_long(argc, argv, ":f:c:e:dnx:jo:hV", options, NULL)) >= 0)
                 switch (c) {
                 case 'f':
                         r = parse_filter(optarg, &o->filter);
-                        if (r < 0)
-                                return r;
                         break;
                 case 'c':
                         r = parse_counter(optarg, &o->query.counter);
-                        if (r < 0)
-                                return r;
                         break;
                 case 'e':
                         if (*optarg == '\0')
                                 return usage_error("-e needs a name to search for");
                         patterns[o->query.n_patterns++] = optarg;
                         break;
-                case 'x':
+                case ARG_EXACT:
                         o->query.exact = true;
                         break;
                 case 'd':
                         o->details = true;
                         break;
+                case 'n':
+                        o->no_headings = true;
+                        break;
+                case ARG_RAW:
+                        o->raw = true;
+                        break;
                 case ARG_CSV:
                         o->format = OUTPUT_CSV;
+                        o->separator = ",";
+                        break;
+                case 'x':
+                        o->format = OUTPUT_CSV;
+                        r = parse_separator(optarg, &o->separator);
                         break;
                 case 'j':
                         o->format = OUTPUT_JSON;
                         break;
-                case 'o':
+                case ARG_FORMAT:
                         r = parse_format(optarg, &o->format);
-                        if (r < 0)
-                                return r;
+                        break;
+                case 'o':
+                        r = parse_output(optarg, &o->output);
                         break;
                 case 'h':
                         help();
@@ -173,10 +218,14 @@ static int parse_argv(int argc, char *argv[], Options *o, char **patterns) {
                 default:
                         return tool_option_error("pmlist", c, argv);
                 }
+        if (r < 0)
+                return r;
         if (optind < argc)
                 return usage_error("unexpected argument '%s' (search with -e NAME)", argv[optind]);
         if (o->query.exact && o->query.n_patterns == 0)
-                return usage_error("-x needs -e NAME");
+                return usage_error("--exact needs -e NAME");
+        if ((o->no_headings || o->raw) && o->format != OUTPUT_TEXT)
+                return usage_error("-n and --raw shape the text table: CSV and JSON take neither");
         if (o->filter == 0)
                 o->filter = ALL_STATUSES;
         return 0;
@@ -193,16 +242,16 @@ static int no_match(const Options *o) {
         for (size_t i = 0; i < o->query.n_patterns; i++)
                 fprintf(stderr, "%s'%s'", i > 0 ? " or " : "", o->query.patterns[i]);
         fputc('\n', stderr);
-        return EXIT_NO_MATCH;
+        return TOOL_EXIT_INCOMPLETE;
 }
 
-/* pm_init failed: the reason on stderr, and with --json as a document on stdout too. */
-static int fail(const Options *o, const char *where, int pm_code) {
+/* pm_init failed: the reason on stderr, and with --json as a document in the output too. */
+static int fail(const Options *o, FILE *out, const char *where, int pm_code) {
         pm_error((char *) where, pm_code);
         if (o->format == OUTPUT_JSON) {
                 JsonWriter w;
 
-                json_writer_init(&w, stdout);
+                json_writer_init(&w, out);
                 json_open_object(&w, NULL);
                 json_bool(&w, "ok", false);
                 json_int(&w, "error", pm_code);
@@ -210,37 +259,50 @@ static int fail(const Options *o, const char *where, int pm_code) {
                 json_close_object(&w);
                 (void) json_writer_finish(&w);  /* the status says it all if this fails too */
         }
-        return EXIT_USAGE;
+        return TOOL_EXIT_FAILED;
+}
+
+static void fclosep(FILE **f) {
+        if (*f && *f != stdout)
+                (void) fclose(*f);      /* the output was flushed and checked before */
 }
 
 int main(int argc, char *argv[]) {
         _cleanup_free_ IndexedEvent *events = NULL;
         _cleanup_free_ char **patterns = calloc(argc, sizeof(char *));  /* -e: one per argument at most */
-        Options o = { .query = { .counter = -1, .patterns = patterns } };
+        _cleanup_(fclosep) FILE *out = NULL;
+        Options o = { .query = { .counter = -1, .patterns = patterns }, .separator = "," };
         pm_info_t info = {};
         size_t n_events, n = 0;
         Listing l;
         int r;
 
+        tool_setup_locale();
         r = patterns ? parse_argv(argc, argv, &o, patterns) : -ENOMEM;
         if (r == -ENOMEM)
                 fputs("pmlist: out of memory\n", stderr);
         if (r < 0)
-                return EXIT_USAGE;
+                return r == -ENOMEM ? TOOL_EXIT_FAILED : TOOL_EXIT_USAGE;
         if (r > 0)
-                return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_USAGE;
+                return fflush(stdout) == 0 ? EXIT_SUCCESS : TOOL_EXIT_FAILED;
 
+        /* Opened first, so that an unwritable file is known before pmapid is asked anything. */
+        out = o.output ? fopen(o.output, "we") : stdout;
+        if (!out) {
+                fprintf(stderr, "pmlist: cannot open '%s' for writing: %m\n", o.output);
+                return TOOL_EXIT_FAILED;
+        }
         r = pm_init(o.filter, &info);
         if (r != 0)
-                return fail(&o, "pmlist: pm_init", r);
+                return fail(&o, out, "pmlist: pm_init", r);
         if (o.query.counter >= info.maxpmcs) {
                 usage_error("counter %d does not exist: this machine has counters 0 to %d", o.query.counter,
                             info.maxpmcs - 1);
-                return EXIT_USAGE;
+                return TOOL_EXIT_USAGE;
         }
         r = event_index_build(&info, &events, &n_events);
         if (r < 0)
-                return fail(&o, "pmlist", PM_ENOMEM);
+                return fail(&o, out, "pmlist", PM_ENOMEM);
         for (size_t i = 0; i < n_events; i++)
                 if (event_index_matches(&events[i], &o.query))
                         events[n++] = events[i];
@@ -253,20 +315,27 @@ int main(int argc, char *argv[]) {
                 .counter = o.query.counter,
                 .events = events,
                 .n_events = n,
+                .out = out,
+                .details = o.details,
+                .no_headings = o.no_headings,
+                .raw = o.raw,
+                .separator = o.separator,
         };
         switch (o.format) {
         case OUTPUT_CSV:
-                r = pmlist_show_csv(&l, o.details);
+                r = pmlist_show_csv(&l);
                 break;
         case OUTPUT_JSON:
                 r = pmlist_show_json(&l);
                 break;
         default:
-                r = pmlist_show_text(&l, o.details);
+                r = pmlist_show_text(&l);
         }
+        if (r >= 0 && out != stdout && fclose(TAKE_PTR(out)) != 0)
+                r = -errno;
         if (r < 0) {
                 fprintf(stderr, "pmlist: cannot write the output: %s\n", strerror(-r));
-                return EXIT_USAGE;
+                return TOOL_EXIT_FAILED;
         }
         return EXIT_SUCCESS;
 }

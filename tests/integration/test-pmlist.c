@@ -1,9 +1,10 @@
 /* test-pmlist.c: the pmlist binary against a real pmapid: every form of its output (text, CSV
- * read back with csv-read.c, JSON parsed with json-glib) must list exactly
- * what pm_init(), called in this test, returns, each event once with the counters that take it;
- * the status filter, the counter choice, the name search and its no-match status, the width of
- * the text table, usage errors, a run as an unprivileged user and the message when pmapid cannot
- * be reached. The CSV writer and the event index alone are tests/unit/test-utils.c's. */
+ * read back with csv-read.c, CSV with -x SEP, JSON parsed with json-glib, into -o FILE) must list
+ * exactly what pm_init(), called in this test, returns, each event once with the counters that take
+ * it; the status filter, the counter choice, the name search and its no-match status (3), the width
+ * of the text table, -n and --raw, usage errors (2), a run as an unprivileged user and the message
+ * and status (1) when pmapid cannot be reached (man/pmapi-tools.7). The CSV writer and the event
+ * index alone are tests/unit/test-utils.c's. */
 #include <grp.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -394,8 +395,8 @@ static void test_csv_parses_to_the_rows_of_pm_init(void **state) {
         csv_free(&t);
         run_done(&run);
 
-        /* -o c is the same output; -d adds the long name and the counters. */
-        pmlist_ok(&run, "-o c");
+        /* --format=c (AIX's -o c) is the same output; -d adds the long name and the counters. */
+        pmlist_ok(&run, "--format=c");
         t = csv_parse(run.out);
         assert_csv_lists(&t, &l, false);
         csv_free(&t);
@@ -454,7 +455,7 @@ static void test_json_parses_and_matches_pm_init(void **state) {
         pmlist_ok(&run, "--json");
         assert_json_lists(run.out, &l);
         run_done(&run);
-        pmlist_ok(&run, "-o j");
+        pmlist_ok(&run, "--format j");
         assert_json_lists(run.out, &l);
         run_done(&run);
         free(l.events);
@@ -535,11 +536,11 @@ static void test_search_finds_names_by_substring_in_any_case(void **state) {
         assert_search_finds("-e", "page_flt", false, 1);        /* PM_PAGE_FLT */
         assert_search_finds("-e", "Flt", false, 3);             /* page, minor and major faults */
         assert_search_finds("-e", "PAGE-faults", false, 1);     /* the long name, perf::PAGE-FAULTS */
-        assert_search_finds("-x -e", "pm_page_flt", true, 1);   /* exactly one, for scripts */
+        assert_search_finds("--exact -e", "pm_page_flt", true, 1);      /* exactly one, for scripts */
         assert_search_finds("--exact --search", "PM_PAGE_FLT", true, 1);
 
         /* Two patterns: either one. */
-        pmlist_ok(&run, "--csv -e pm_page_flt -e PM_MINOR_FLT -x");
+        pmlist_ok(&run, "--csv -e pm_page_flt -e PM_MINOR_FLT --exact");
         t = csv_parse(run.out);
         assert_int_equal(t.n_rows, 3);
         assert_string_equal(t.rows[1][1], "PM_PAGE_FLT");
@@ -547,27 +548,27 @@ static void test_search_finds_names_by_substring_in_any_case(void **state) {
         csv_free(&t);
         run_done(&run);
 
-        /* No match: status 1, nothing on stdout, the reason on stderr. */
+        /* No match: status 3 (incomplete, man/pmapi-tools.7), nothing on stdout, the reason on stderr. */
         run_pmlist(&run, "-e no_such_event_anywhere");
-        assert_int_equal(run.status, 1);
+        assert_int_equal(run.status, 3);
         assert_string_equal(run.out, "");
         assert_string_equal(run.err, "pmlist: no event matches 'no_such_event_anywhere'\n");
         run_done(&run);
-        run_pmlist(&run, "--json -x -e PM_PAGE");              /* a prefix is no exact name */
-        assert_int_equal(run.status, 1);
+        run_pmlist(&run, "--json --exact -e PM_PAGE");         /* a prefix is no exact name */
+        assert_int_equal(run.status, 3);
         assert_string_equal(run.out, "");
         assert_string_equal(run.err, "pmlist: no event is named 'PM_PAGE'\n");
         run_done(&run);
         /* The page-fault event exists, but not with a status the filter selects. */
         run_pmlist(&run, "-f %s -e PM_PAGE_FLT", page->e->status == PM_VERIFIED ? "u,c" : "v");
-        assert_int_equal(run.status, 1);
+        assert_int_equal(run.status, 3);
         snprintf(expect, sizeof(expect), "pmlist: no event of the statuses -f selects matches 'PM_PAGE_FLT'\n");
         assert_string_equal(run.err, expect);
         run_done(&run);
         free(all.events);
 }
 
-/* With COLUMNS set, descriptions are cut so that rows fit; -d keeps them whole. */
+/* With COLUMNS set, libsmartcols cuts descriptions so that rows fit; -d keeps them whole. */
 static void test_text_fits_descriptions_to_the_width(void **state) {
         ExpectedList l = expected_events(&info);
         size_t w_id = 2, w_name = 4, w_status = 6, room = 30, width, n, n_cut = 0;
@@ -601,10 +602,16 @@ static void test_text_fits_descriptions_to_the_width(void **state) {
                         assert_int_equal(rows[i].description_length, strlen(d));
                         assert_memory_equal(rows[i].description, d, strlen(d));
                 } else {
-                        /* room - 3 bytes of it (fewer at a UTF-8 boundary), then "...". */
-                        assert_in_range(rows[i].description_length, room - 6, room);
-                        assert_memory_equal(line_end - 3, "...", 3);
-                        assert_memory_equal(rows[i].description, d, rows[i].description_length - 3);
+                        /* A part of it from the start, the room's width at most, and an ellipsis if
+                         * the table marks the cut (text-table.h). */
+                        size_t n = rows[i].description_length;
+
+                        if (n >= 3 && (memcmp(line_end - 3, "...", 3) == 0 ||
+                                       memcmp(line_end - 3, "\xe2\x80\xa6", 3) == 0))
+                                n -= 3;
+                        assert_in_range(rows[i].description_length, 1, room);
+                        assert_true(n < strlen(d));
+                        assert_memory_equal(rows[i].description, d, n);
                         n_cut++;
                 }
         }
@@ -613,7 +620,7 @@ static void test_text_fits_descriptions_to_the_width(void **state) {
         run_done(&run);
 
         /* -d: whole descriptions, with the long names and counters. */
-        run_pmlist_full(0, env, &run, "-d -x -e PM_PAGE_FLT");
+        run_pmlist_full(0, env, &run, "-d --exact -e PM_PAGE_FLT");
         assert_int_equal(run.status, 0);
         {
                 const Expected *page = find_expected(&l, "PM_PAGE_FLT");
@@ -630,9 +637,12 @@ static void test_text_fits_descriptions_to_the_width(void **state) {
 }
 
 static void test_bad_usage_exits_2_with_a_message(void **state) {
+        /* AIX's -o t|c|j|x letters are --format now; the old -x (exact) is --exact, and -x takes a
+         * separator: `-x -e NAME` is refused rather than read as the separator "-e". */
         static const char *const bad[] = {
-                "-f x", "-f", "-f v,", "-f v,x", "-o x", "-o yaml", "-c abc", "-c 1x", "-c -2", "-x",
-                "--bogus", "-q", "extra", "-e", "-c 64",
+                "-f x", "-f", "-f v,", "-f v,x", "-o x", "-o c", "-o t", "-o j", "-o", "--format yaml",
+                "--format x", "--format", "-c abc", "-c 1x", "-c -2", "-x", "-x -e PM_PAGE_FLT", "-x \"",
+                "--exact", "-n --csv", "--raw --json", "-x ; -n", "--bogus", "-q", "extra", "-e", "-c 64",
         };
         char expect[128];
         Run run;
@@ -683,7 +693,7 @@ static void test_unprivileged_user_lists_the_same_catalog(void **state) {
         free(l.events);
 }
 
-static void test_no_daemon_says_so_and_exits_2(void **state) {
+static void test_no_daemon_says_so_and_exits_1(void **state) {
         static char env[400];
         char expect[256];
         Run run;
@@ -691,7 +701,7 @@ static void test_no_daemon_says_so_and_exits_2(void **state) {
         (void) state;
         snprintf(env, sizeof(env), "DBUS_SYSTEM_BUS_ADDRESS=unix:path=%s/no-such-socket", fixture.dir);
         run_pmlist_full(0, env, &run, "%s", "");
-        assert_int_equal(run.status, 2);
+        assert_int_equal(run.status, 1);
         assert_string_equal(run.out, "");
         snprintf(expect, sizeof(expect), "pmlist: pm_init: %s\n", pm_strerror(NULL, PM_ENODAEMON));
         assert_string_equal(run.err, expect);
@@ -699,7 +709,7 @@ static void test_no_daemon_says_so_and_exits_2(void **state) {
 
         /* With --json, the error is also a document on stdout. */
         run_pmlist_full(0, env, &run, "--json");
-        assert_int_equal(run.status, 2);
+        assert_int_equal(run.status, 1);
         {
                 g_autoptr(JsonParser) parser = json_parser_new();
                 JsonObject *doc;
@@ -712,11 +722,165 @@ static void test_no_daemon_says_so_and_exits_2(void **state) {
         run_done(&run);
 }
 
+/* -o FILE: the same bytes stdout would have had, and nothing on stdout; a file that cannot be
+ * written fails (1) before anything is printed; AIX's lone letters are refused above. */
+static void test_output_file_gets_what_stdout_would(void **state) {
+        ExpectedList l = expected_events(&info);
+        g_autofree char *json = NULL, *text = NULL;
+        char path[320];
+        Run run, direct;
+
+        (void) state;
+        snprintf(path, sizeof(path), "%s/pmlist.json", fixture.dir);
+        pmlist_ok(&run, "--json -o %s", path);
+        assert_string_equal(run.out, "");
+        assert_true(g_file_get_contents(path, &json, NULL, NULL));
+        assert_json_lists(json, &l);
+        assert_int_equal(unlink(path), 0);
+        run_done(&run);
+        /* A file is no terminal: whole descriptions, as in a pipe. */
+        snprintf(path, sizeof(path), "%s/c", fixture.dir);
+        pmlist_ok(&run, "--output=%s", path);
+        pmlist_ok(&direct, "%s", "");
+        assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        assert_string_equal(text, direct.out);
+        assert_int_equal(unlink(path), 0);
+        run_done(&run);
+        run_done(&direct);
+
+        run_pmlist(&run, "-o %s/no-such-directory/list", fixture.dir);
+        assert_int_equal(run.status, 1);
+        assert_string_equal(run.out, "");
+        assert_true(g_str_has_prefix(run.err, "pmlist: cannot open '"));
+        run_done(&run);
+        free(l.events);
+}
+
+/* s as csv-writer.h quotes a field with sep between fields: only when it holds sep, a quote, CR or LF. */
+static void append_field(GString *s, const char *v, const char *sep) {
+        if (!strpbrk(v, "\"\r\n") && !strstr(v, sep)) {
+                g_string_append(s, v);
+                return;
+        }
+        g_string_append_c(s, '"');
+        for (; *v; v++) {
+                if (*v == '"')
+                        g_string_append_c(s, '"');
+                g_string_append_c(s, *v);
+        }
+        g_string_append_c(s, '"');
+}
+
+/* -x SEP, as perf stat's: the same rows with SEP between fields; a description that holds a comma
+ * is left bare, one that holds the separator is quoted. */
+static void test_field_separator_quotes_fields_that_hold_it(void **state) {
+        ExpectedList l = expected_events(&info);
+        g_autoptr(GString) expect = g_string_new("id;name;status;description\n");
+        size_t n_quoted = 0, n_commas = 0;
+        Run run;
+
+        (void) state;
+        for (size_t i = 0; i < l.n; i++) {
+                const pm_events_t *e = l.events[i].e;
+
+                g_string_append_printf(expect, "%d;%s;%s;", e->event_id, e->short_name,
+                                       status_word(e->status));
+                append_field(expect, e->description, ";");
+                g_string_append_c(expect, '\n');
+                n_quoted += strchr(e->description, ';') != NULL;
+                n_commas += strchr(e->description, ',') && !strpbrk(e->description, ";\"");
+        }
+        printf("# -x ';': %zu descriptions quoted, %zu with bare commas\n", n_quoted, n_commas);
+        assert_true(n_quoted > 0 && n_commas > 0);      /* PM_PAGE_FLT's has a ';', PM_TASK_CLOCK's commas */
+        pmlist_ok(&run, "-x ;");
+        assert_string_equal(run.out, expect->str);
+        run_done(&run);
+        pmlist_ok(&run, "--field-separator=;");
+        assert_string_equal(run.out, expect->str);
+        run_done(&run);
+        free(l.events);
+}
+
+/* The \xNN escapes of a --raw cell undone. */
+static char *unescape(char *s) {
+        char *o = s;
+        unsigned v;
+
+        for (const char *p = s; *p;)
+                if (p[0] == '\\' && p[1] == 'x' && sscanf(p + 2, "%2x", &v) == 1) {
+                        *o++ = (char) v;
+                        p += 4;
+                } else
+                        *o++ = *p++;
+        *o = '\0';
+        return s;
+}
+
+/* -n: the rows alone; --raw (lsblk's): one space between cells, the spaces inside one escaped, so
+ * that `while read id name status description` takes each row whole. */
+static void test_noheadings_and_raw_for_scripts(void **state) {
+        ExpectedList l = expected_events(&info);
+        TextRow row;
+        Run run;
+
+        (void) state;
+        pmlist_ok(&run, "-n");
+        {
+                g_auto(GStrv) lines = g_strsplit(run.out, "\n", -1);
+
+                assert_int_equal(g_strv_length(lines), l.n + 1);        /* and "" after the last LF */
+                for (size_t i = 0; i < l.n; i++) {
+                        assert_true(parse_text_row(lines[i], &row));
+                        assert_int_equal(row.id, l.events[i].e->event_id);
+                }
+        }
+        run_done(&run);
+        pmlist_ok(&run, "--raw");
+        {
+                g_auto(GStrv) lines = g_strsplit(run.out, "\n", -1);
+
+                assert_int_equal(g_strv_length(lines), l.n + 3);
+                assert_true(g_str_has_prefix(lines[0], "Processor: "));
+                assert_string_equal(lines[1], "ID NAME STATUS DESCRIPTION");
+                for (size_t i = 0; i < l.n; i++) {
+                        const pm_events_t *e = l.events[i].e;
+                        g_auto(GStrv) f = g_strsplit(lines[i + 2], " ", -1);
+                        char id[16];
+
+                        snprintf(id, sizeof(id), "%d", e->event_id);
+                        assert_int_equal(g_strv_length(f), 4);
+                        assert_string_equal(f[0], id);
+                        assert_string_equal(unescape(f[1]), e->short_name);
+                        assert_string_equal(f[2], status_word(e->status));
+                        assert_string_equal(unescape(f[3]), e->description);
+                }
+        }
+        run_done(&run);
+        pmlist_ok(&run, "-n --raw -d --exact -e PM_PAGE_FLT");
+        {
+                const Expected *page = find_expected(&l, "PM_PAGE_FLT");
+                g_auto(GStrv) f = g_strsplit(run.out, " ", -1);
+                char counters[128];
+
+                counters_text(page->counters, counters, sizeof(counters));
+                assert_int_equal(g_strv_length(f), 6);
+                assert_true(g_str_has_suffix(f[5], "\n"));
+                f[5][strlen(f[5]) - 1] = '\0';
+                assert_string_equal(f[2], page->e->long_name);
+                assert_string_equal(f[4], counters);
+                assert_string_equal(unescape(f[5]), page->e->description);
+        }
+        run_done(&run);
+        free(l.events);
+}
+
 static int setup(void **state) {
         static const char *const shared[] = { "PMAPI_PMLIST", NULL };
         int r;
 
         (void) state;
+        /* Widths and escapes as a UTF-8 terminal has them, whatever the test runs in. */
+        setenv("LC_ALL", "C.UTF-8", 1);
         r = bus_fixture_start(&fixture, NULL);
         if (r == 0)
                 r = bus_fixture_share_programs(&fixture, shared);
@@ -739,7 +903,10 @@ int main(void) {
                 cmocka_unit_test(test_text_fits_descriptions_to_the_width),
                 cmocka_unit_test(test_bad_usage_exits_2_with_a_message),
                 cmocka_unit_test(test_unprivileged_user_lists_the_same_catalog),
-                cmocka_unit_test(test_no_daemon_says_so_and_exits_2),
+                cmocka_unit_test(test_no_daemon_says_so_and_exits_1),
+                cmocka_unit_test(test_output_file_gets_what_stdout_would),
+                cmocka_unit_test(test_field_separator_quotes_fields_that_hold_it),
+                cmocka_unit_test(test_noheadings_and_raw_for_scripts),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

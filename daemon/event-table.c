@@ -204,17 +204,21 @@ static int load_extra(EventTable *t, size_t *allocated) {
         return 0;
 }
 
-/* The processor name pm_init reports: the first present PMU that is not one of perf's generic ones. */
-static char *cpu_pmu_name(void) {
+/* The processor name pm_init reports: the first present PMU that is not one of perf's generic ones;
+ * *ret_found says whether there was one. */
+static char *cpu_pmu_name(bool *ret_found) {
         int p;
 
         pfm_for_all_pmus(p) {
                 pfm_pmu_info_t pi = { .size = sizeof(pi) };
                 if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
                         continue;
-                if (strcmp(pi.name, "perf") != 0 && strcmp(pi.name, "perf_raw") != 0)
+                if (strcmp(pi.name, "perf") != 0 && strcmp(pi.name, "perf_raw") != 0) {
+                        *ret_found = true;
                         return strdup(pi.desc ? pi.desc : pi.name);
+                }
         }
+        *ret_found = false;
         return strdup("Linux perf_events (no CPU PMU: software events only)");
 }
 
@@ -228,13 +232,14 @@ static bool has_cpu_counters(const EventTable *t) {
 int event_table_load(EventTable **ret) {
         _cleanup_(event_table_freep) EventTable *t = calloc(1, sizeof(EventTable));
         size_t allocated = 0;
+        bool pmu_found;
         int r;
 
         if (!t)
                 return -ENOMEM;
         if (pfm_initialize() != PFM_SUCCESS)
                 return log_error_errno(-EIO, "libpfm4 failed to initialize.");
-        t->pmu_name = cpu_pmu_name();
+        t->pmu_name = cpu_pmu_name(&pmu_found);
         if (!t->pmu_name)
                 return -ENOMEM;
         r = load_curated(t, &allocated);
@@ -243,7 +248,8 @@ int event_table_load(EventTable **ret) {
         r = load_extra(t, &allocated);
         if (r < 0)
                 return r;
-        if (!has_cpu_counters(t)) {
+        /* A PMU that libpfm4 knows but perf would not open for us (a VM's, paranoid): say so once. */
+        if (pmu_found && !has_cpu_counters(t)) {
                 char *n;
                 if (asprintf(&n, "%s (no CPU counters reachable: software events only)", t->pmu_name) < 0)
                         return -ENOMEM;

@@ -18,8 +18,8 @@ static inline void text_table_freep(TextTable **t) {
 }
 /* Numbers read better right-aligned; columns are left-aligned otherwise. */
 void text_table_align_right(TextTable *t, size_t column);
-/* This column (a description) is shortened, with an ellipsis, for the table to fit width display
- * cells; width 0 shortens nothing (the default). */
+/* This column (a description) is cut for the table to fit width display cells (libsmartcols
+ * 2.38 cuts without an ellipsis); width 0 cuts nothing (the default). */
 void text_table_truncate(TextTable *t, size_t column, size_t width);
 /* -n and --raw as lsblk has them: no header row; cells one space apart, unaligned, with the
  * spaces inside a cell escaped too, so that a script splits each line on blanks. */

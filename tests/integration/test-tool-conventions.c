@@ -216,7 +216,12 @@ static void test_partial_counts_are_loud(void **state) {
         assert_true(json_parser_load_from_data(parser, r.err, -1, NULL));
         doc = json_node_get_object(json_parser_get_root(parser));
         assert_true(json_object_get_boolean_member(doc, "partial"));
-        assert_true(json_object_get_int_member(doc, "threads_missed") >= 8 + 2 - LIMIT);
+        /* None lost silently: each of the command's 10 threads (the main one, a warm-up, 8 workers)
+         * was counted or is among those missed (a thread refused first and attached later, when
+         * an exited member had freed its place, is in both). */
+        assert_true(json_object_get_int_member(doc, "threads_missed") >= 1);
+        assert_true(json_object_get_int_member(doc, "threads") < 10);
+        assert_true(json_object_get_int_member(doc, "threads") + json_object_get_int_member(doc, "threads_missed") >= 10);
         assert_int_equal(json_object_get_int_member(doc, "exit_code"), 0);    /* the command's own */
         tool_run_done(&r);
 

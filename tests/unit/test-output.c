@@ -27,6 +27,7 @@ static const char *const hostile[] = {
         "tab\there",
         "new\nline",
         "quote\"comma,",
+        "unit\x1fsep",                 /* json-glib 1.6 alone would write 0x1f raw */
         "na\xc3\xafve\xe2\x86\x92\xc3\xa9",     /* naïve→é: 7 display cells in 11 bytes */
         "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3",     /* é×7 and a cut byte */
 };

@@ -5,7 +5,8 @@
  * its cached pid, runs after ours, and sd-bus would take the child for the parent. Threads and
  * processes created any other way (other libraries, clone(), vfork, posix_spawn) are attached by
  * pmapid from perf fork records, a little later. A program that inherited a context across exec
- * says so in its environment (PMAPI_INHERIT_ENV). */
+ * says so in its environment (PMAPI_INHERIT_ENV). Under libpmapi-preload.so (preload.c) the library
+ * is loaded late, by the process's first pthread_create or fork, in the thread that makes it. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <gnu/lib-names.h>
@@ -24,6 +25,9 @@ typedef pid_t (*Fork)(void);
 
 static __thread bool thread_inherits;
 static bool process_inherits;
+/* The main thread's tid while PMAPI_INHERIT_ENV marks it but the constructor ran in another
+ * thread, which cannot set the main thread's thread_inherits; 0 otherwise. */
+static pid_t main_inherits;
 
 typedef struct StartRoutine {
         void *(*routine)(void *);
@@ -42,15 +46,34 @@ static uint64_t now_ns(void) {
 /* A program started by pmcount: its main thread inherited a context across exec, which the
  * library cannot know of otherwise. If it has none after all, pmapid answers the first Inherit
  * with "not attached" and nothing else changes. Not the process flag: a process group does not
- * follow exec into a new program. */
+ * follow exec into a new program. The constructor runs in the thread that loads the library: the
+ * main thread at start, or under the preload module whichever thread first creates a thread or
+ * forks. Only the main thread is marked: any other thread was made without libpmapi (clone(), a
+ * library's own threads), as a thread created before a linked libpmapi's constructor would be. */
 __attribute__((constructor)) static void inherit_from_environment(void) {
         const char *v = getenv(PMAPI_INHERIT_ENV);
 
-        if (v && v[0] == '1' && v[1] == '\0')
+        if (!v || v[0] != '1' || v[1] != '\0')
+                return;
+        if (gettid() == getpid())
                 thread_inherits = true;
+        else
+                __atomic_store_n(&main_inherits, getpid(), __ATOMIC_RELAXED);
+}
+
+/* The calling thread's flag, which it takes over from main_inherits if it is the main thread. */
+static bool thread_flag(void) {
+        pid_t main_tid = __atomic_load_n(&main_inherits, __ATOMIC_RELAXED);
+
+        if (main_tid != 0 && main_tid == gettid()) {
+                thread_inherits = true;
+                __atomic_store_n(&main_inherits, 0, __ATOMIC_RELAXED);
+        }
+        return thread_inherits;
 }
 
 void inherit_note_thread(bool inherits) {
+        (void) thread_flag();           /* the main thread's own call overrides the environment */
         thread_inherits = inherits;
 }
 
@@ -98,8 +121,9 @@ static void *start_inheriting(void *p) {
         return s.routine(s.arg);
 }
 
-/* libc's own, where RTLD_NEXT finds none: under libpmapi-preload.so (preload.c), libpmapi is that
- * module's needed library and comes after libc in the lookup order. */
+/* libc's own, where RTLD_NEXT finds none: libpmapi comes after libc in the global lookup order
+ * (a program's libraries that name libc first). Loaded by dlopen, as libpmapi-preload.so loads it,
+ * RTLD_NEXT looks in libpmapi's own dependencies and finds libc there. */
 static void *libc_symbol(const char *name) {
         void *libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
         void *f;
@@ -143,7 +167,7 @@ _public_ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void 
 
         if (!real)
                 return EAGAIN;
-        if (!thread_inherits && !__atomic_load_n(&process_inherits, __ATOMIC_RELAXED))
+        if (!thread_flag() && !__atomic_load_n(&process_inherits, __ATOMIC_RELAXED))
                 return real(thread, attr, routine, arg);
         s = malloc(sizeof(*s));
         if (!s)
@@ -159,6 +183,7 @@ _public_ pid_t fork(void) {
         Fork real = real_fork();
         pid_t parent_tid = gettid(), pid;
         uint64_t created_ns = now_ns();
+        bool inherits = thread_flag();
 
         if (!real) {
                 errno = ENOSYS;
@@ -169,7 +194,8 @@ _public_ pid_t fork(void) {
                 /* A process group stays in its process; a descendant group and a thread context
                  * follow into the child. */
                 __atomic_store_n(&process_inherits, false, __ATOMIC_RELAXED);
-                thread_inherits = thread_inherits && ask_inherit(getppid(), parent_tid, created_ns);
+                __atomic_store_n(&main_inherits, 0, __ATOMIC_RELAXED);        /* the parent's */
+                thread_inherits = inherits && ask_inherit(getppid(), parent_tid, created_ns);
         }
         return pid;
 }

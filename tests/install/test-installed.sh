@@ -5,8 +5,10 @@
 # name; bus activation starts it for a uid-65534 client; the unit passes `systemd-analyze verify`
 # and, run under the unit's confinement (tests/confine/), pmapid has exactly its capabilities and
 # serves; an AIX program built with `pkg-config pmapi` counts as root and as nobody; man, pkg-config
-# and pmapid find their files; scripts/uninstall.sh leaves nothing behind. Prints TAP. It changes
-# the machine (root only), so tests/run.sh runs it only with --installed; it always uninstalls.
+# and pmapid find their files; pmcount's preload module needs only libc and loads the installed
+# libpmapi at a process's first fork; scripts/uninstall.sh leaves nothing behind. Prints TAP. It
+# changes the machine (root only), so tests/run.sh runs it only with --installed; it always
+# uninstalls.
 set -u
 build=$(cd "$1" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -80,6 +82,26 @@ man_finds_pages() {
         done
 }
 pmapid_reads_installed_conf() { "$sbin" --help | grep -qF "(default $conf)"; }
+# pmcount's preload module needs only libc: a process that never creates a thread or forks maps it
+# alone; the first fork loads libpmapi.so.1, which the module finds one directory up by itself.
+preload=$(sed -n '/\/libpmapi-preload.so$/p' "$work/installed.txt")
+preload_needs_only_libc() {
+        readelf -d "$preload" | grep NEEDED
+        ! readelf -d "$preload" | grep NEEDED | grep -qE 'libpmapi|libsystemd'
+}
+mapped_under_preload() {
+        env -u LD_LIBRARY_PATH LD_PRELOAD="$preload" "$@" | awk '/libpmapi|libsystemd/ { print $6 }' | sort -u
+}
+preload_alone_without_fork() {
+        out=$(mapped_under_preload cat /proc/self/maps)
+        echo "$out"
+        [ "$out" = "$preload" ]
+}
+preload_loads_libpmapi_at_fork() {
+        out=$(mapped_under_preload perl -e 'waitpid(fork() || exit, 0); open(M, "/proc/self/maps"); print <M>')
+        echo "$out"
+        echo "$out" | grep -q "^$(dirname "$(dirname "$preload")")/libpmapi.so.1"
+}
 man_names_installed_conf() { zcat -f "$(man -w 8 pmapid)" | sed 's/\\-/-/g' | grep -qF "$conf"; }
 check "the bus policy is in a directory system.conf includes ($policy)" policy_read_by_bus
 check "the activation file is in a standard system service directory ($activation)" activation_in_standard_dir
@@ -89,6 +111,9 @@ check "pkg-config finds pmapi without PKG_CONFIG_PATH" env -u PKG_CONFIG_PATH pk
 check "man finds the pages without MANPATH" man_finds_pages
 check "pmapid reads the configuration where it was installed ($conf)" pmapid_reads_installed_conf
 check "pmapid(8) names that file" man_names_installed_conf
+check "pmcount's preload module needs neither libpmapi nor libsystemd ($preload)" preload_needs_only_libc
+check "a process that neither forks nor creates a thread maps the module alone" preload_alone_without_fork
+check "the first fork loads the installed libpmapi.so.1, one directory up" preload_loads_libpmapi_at_fork
 
 # 3. The distribution's system bus: the one running, or one started from its own system.conf.
 if busctl --system status >/dev/null 2>&1; then
@@ -146,6 +171,13 @@ check "it has exactly the unit's capabilities, no_new_privs, seccomp, a network 
 check "an AIX program (S1) builds against the installed tree with pkg-config pmapi" builds_with_pkg_config
 check "it counts 16,384 touched pages as root (S1's own tolerances)" "$work/s1" --pages 16384 --sleeps 10
 check "it counts 16,384 touched pages as uid 65534" as_nobody "$work/s1" --pages 16384 --sleeps 10
+pmcount_preloads() {            # pmcount finds the module, and the module libpmapi, or says so on stderr
+        "$prefix/bin/pmcount" -e PM_PAGE_FLT -- perl -e 'waitpid(fork() || exit, 0)' 2>"$work/pmcount.err"
+        r=$?
+        cat "$work/pmcount.err"
+        [ "$r" = 0 ] && ! grep -q 'libpmapi-preload.so' "$work/pmcount.err"
+}
+check "the installed pmcount runs a forking command with its preload module" pmcount_preloads
 stop_daemon
 check "the confined pmapid logged no refused operation" no_refused_syscalls
 

@@ -183,7 +183,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                         csv = true;
                         break;
                 case 'x':
-                        if (!*optarg || strpbrk(optarg, "\"\r\n"))
+                        if (!tool_separator_valid(optarg))
                                 return usage_error("invalid field separator '%s' (not empty, no quote, CR or LF)",
                                                    optarg);
                         csv = true;
@@ -210,16 +210,9 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         if (csv && json)
                 return usage_error("CSV (--csv, -x) and --json exclude each other");
         o->format = csv ? REPORT_CSV : json ? REPORT_JSON : REPORT_TEXT;
-        if (mode && (user || kernel))
-                return usage_error("--mode and -u/-k exclude each other");
-        if (mode) {
-                int bits;
-
-                if (prog_text_parse_mode(mode, &bits, error) < 0 || bits == 0 || (bits & ~(PM_USER | PM_KERNEL)))
-                        return usage_error("invalid --mode '%s' (user, kernel or user,kernel)", mode);
-                o->mode = bits;
-        } else
-                o->mode = PM_USER | (kernel ? PM_KERNEL : 0);
+        /* With no mode option: user mode, as AIX hpmcount counts. */
+        if (prog_text_resolve_mode(user, kernel, mode, PM_USER, &o->mode, error) < 0)
+                return usage_error("%s", error);
 
         if (o->attach_tid > 0) {
                 if (optind < argc)

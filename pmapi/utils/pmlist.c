@@ -120,7 +120,7 @@ static int parse_output(const char *spec, const char **ret) {
 
 /* -x SEP, as perf stat takes it: any non-empty string that CSV can quote around. */
 static int parse_separator(const char *spec, const char **ret) {
-        if (*spec == '\0' || strpbrk(spec, "\"\r\n"))
+        if (!tool_separator_valid(spec))
                 return usage_error("invalid field separator '%s': a non-empty string without a double quote, "
                                    "CR or LF", spec);
         /* The old -x was the exact search: `pmlist -x -e NAME` would take "-e" as the separator. */

@@ -144,7 +144,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                         csv = true;
                         break;
                 case 'x':
-                        if (!*optarg || strpbrk(optarg, "\"\r\n"))
+                        if (!tool_separator_valid(optarg))
                                 return usage_error("invalid field separator '%s' (not empty, no quote, CR or LF)",
                                                    optarg);
                         csv = true;
@@ -169,15 +169,9 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         if (csv && json)
                 return usage_error("CSV (--csv, -x) and --json exclude each other");
         o->format = csv ? FORMAT_CSV : json ? FORMAT_JSON : FORMAT_TEXT;
-        /* -u: user mode; -k: kernel mode too; neither: both, as AIX hpmstat counts. */
-        if (mode && (user || kernel))
-                return usage_error("--mode and -u/-k exclude each other");
-        if (mode) {
-                if (prog_text_parse_mode(mode, &o->mode, error) < 0 || o->mode == 0 ||
-                    (o->mode & ~(PM_USER | PM_KERNEL)))
-                        return usage_error("invalid --mode '%s' (user, kernel or user,kernel)", mode);
-        } else
-                o->mode = user && !kernel ? PM_USER : PM_USER | PM_KERNEL;
+        /* With no mode option: user and kernel mode, as AIX hpmstat counts. */
+        if (prog_text_resolve_mode(user, kernel, mode, PM_USER | PM_KERNEL, &o->mode, error) < 0)
+                return usage_error("%s", error);
         if (o->proctree) {
                 if (optind >= argc)
                         return usage_error("--proctree needs a COMMAND to run");

@@ -144,6 +144,28 @@ int prog_text_parse_mode(const char *spec, int *ret_mode, char error[static PROG
         return 0;
 }
 
+int prog_text_resolve_mode(bool user, bool kernel, const char *mode, int none_mode, int *ret_mode,
+                           char error[static PROG_TEXT_ERROR_MAX]) {
+        int bits;
+
+        if (mode && (user || kernel)) {
+                snprintf(error, PROG_TEXT_ERROR_MAX, "--mode and -u/-k exclude each other");
+                return -EINVAL;
+        }
+        if (mode) {
+                if (prog_text_parse_mode(mode, &bits, error) < 0 || bits == 0 || (bits & ~(PM_USER | PM_KERNEL))) {
+                        snprintf(error, PROG_TEXT_ERROR_MAX, "invalid --mode '%.64s' (user, kernel or user,kernel)",
+                                 mode);
+                        return -EINVAL;
+                }
+                *ret_mode = bits;
+        } else if (user || kernel)
+                *ret_mode = PM_USER | (kernel ? PM_KERNEL : 0);
+        else
+                *ret_mode = none_mode;
+        return 0;
+}
+
 /* Appends ",text" (or "text" first) to buf, keeping o within it: what does not fit is cut. */
 static size_t append(char *buf, size_t size, size_t o, const char *text) {
         int n;

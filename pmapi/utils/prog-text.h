@@ -3,6 +3,7 @@
  * pm_init() returned, so they are exactly those pmapid offers on this machine. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pmapi.h"
@@ -24,6 +25,11 @@ int prog_text_parse_events(const pm_info_t *info, const char *spec, int events[M
 /* spec: comma-separated words (user, kernel, count, process, no-inherit) or numbers (0x10), or'ed.
  * Returns 0, or -EINVAL with a message in error. */
 int prog_text_parse_mode(const char *spec, int *ret_mode, char error[static PROG_TEXT_ERROR_MAX]);
+/* The counting modes of -u, -k and --mode (pmapi-tools(7)): --mode's list exactly (user and/or
+ * kernel, not with -u or -k); else user mode, and kernel mode too with -k; with none of them,
+ * none_mode. Returns 0, or -EINVAL with a message in error. */
+int prog_text_resolve_mode(bool user, bool kernel, const char *mode, int none_mode, int *ret_mode,
+                           char error[static PROG_TEXT_ERROR_MAX]);
 /* The mode's words, comma-separated ("user,count"; "none" for 0), bits without a word as one hex
  * number at the end; truncated to size. */
 char *prog_text_format_mode(int mode, char *buf, size_t size);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tool-usage.h"
 
@@ -31,6 +32,10 @@ int tool_option_error(const char *tool, int c, char **argv) {
 void tool_setup_locale(void) {
         (void) setlocale(LC_CTYPE, "");
         (void) setlocale(LC_NUMERIC, "");
+}
+
+bool tool_separator_valid(const char *sep) {
+        return *sep != '\0' && !strpbrk(sep, "\"\r\n");
 }
 
 bool tool_parse_uint(const char *s, unsigned long min, unsigned long max, unsigned *ret) {

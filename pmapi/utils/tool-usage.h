@@ -25,5 +25,7 @@ int tool_option_error(const char *tool, int c, char **argv);
 /* The user's locale for character widths and the thousands separator (LC_CTYPE, LC_NUMERIC), as
  * perf stat and util-linux use it; numbers in CSV and JSON stay plain whatever it says. */
 void tool_setup_locale(void);
+/* -x SEP: a non-empty string without a double quote, CR or LF (CSV could not quote it). */
+bool tool_separator_valid(const char *sep);
 /* A decimal number in [min, max], digits only; false for anything else. */
 bool tool_parse_uint(const char *s, unsigned long min, unsigned long max, unsigned *ret);

@@ -22,119 +22,12 @@
 #include "json-writer.h"
 #include "macro.h"
 #include "pmapi.h"
-#include "target.h"
 #include "text-table.h"
+#include "pmctl-target.h"
 #include "tool-run.h"
-#include "workload.h"
 
 static BusFixture fixture;
 static pm_info_t info;
-
-/* The target (target.h): a root child process whose main thread relays commands to a worker; the
- * worker touches the pages it is told to. Parked threads take no user-mode page faults, so the
- * counts are exactly what the test asks for (+-2). */
-static Target target;                   /* killed by each test's teardown, even after a failure */
-#define PID (target.pid)
-#define WORKER (target.tids[1])
-
-static void start_target(void) {
-        TargetIdentity root = TARGET_ROOT;
-        assert_int_equal(target_start(&target, &root, 2), 0);
-}
-
-static void touch(size_t n) {
-        assert_int_equal(target_touch(&target, 1, n), 0);
-}
-
-static int kill_target(void **state) {
-        (void) state;
-        target_kill(&target);
-        /* pmapid drops the contexts of exited threads through their pidfds. */
-        return wait_for_context_count(0, 2000);
-}
-
-/* pmctl through tool-run.c (as uid, 0: as we are; LC_ALL=C.UTF-8), with the words of format (split
- * at spaces) as its arguments; returns at once. What run held from an earlier run is freed. */
-static void pmctl_start(ToolRun *run, uid_t uid, const char *format, ...)
-        __attribute__((format(printf, 3, 4)));
-static void pmctl_start(ToolRun *run, uid_t uid, const char *format, ...) {
-        const char *pmctl = getenv("PMAPI_PMCTL");
-        char words[512], *word, *next;
-        const char *argv[32];
-        int argc = 0;
-        va_list ap;
-
-        assert_non_null(pmctl);
-        va_start(ap, format);
-        vsnprintf(words, sizeof(words), format, ap);
-        va_end(ap);
-        argv[argc++] = pmctl;
-        for (next = words; (word = strsep(&next, " ")) && argc < 31; )
-                if (*word)
-                        argv[argc++] = word;
-        argv[argc] = NULL;
-        tool_run_done(run);
-        tool_run_start(run, uid, -1, argv);
-}
-
-/* Waits for the pmctl that pmctl_start() started and reads what it wrote; returns its status. */
-static int pmctl_wait(ToolRun *run) {
-        tool_run_wait(run);
-        if (run->status != 0)
-                printf("# pmctl -> %d\n# stderr: %s", run->status, run->err);
-        return run->status;
-}
-
-/* Runs pmctl as uid with the words of format as its arguments. */
-#define run_pmctl_as(uid, run, ...)                             \
-        do {                                                    \
-                pmctl_start(run, uid, __VA_ARGS__);             \
-                (void) pmctl_wait(run);                         \
-        } while (0)
-
-#define run_pmctl(run, ...) run_pmctl_as(0, run, __VA_ARGS__)
-
-/* Runs pmctl and expects it to succeed with nothing on stderr. */
-#define pmctl_ok(run, ...)                                      \
-        do {                                                    \
-                run_pmctl(run, __VA_ARGS__);                    \
-                assert_int_equal((run)->status, 0);             \
-                assert_string_equal((run)->err, "");            \
-        } while (0)
-
-/* The JSON document pmctl printed; fails the test if it does not parse. */
-static JsonNode *parse_json(const char *text) {
-        g_autoptr(JsonParser) parser = json_parser_new();
-        g_autoptr(GError) error = NULL;
-
-        if (!json_parser_load_from_data(parser, text, -1, &error))
-                fail_msg("pmctl printed no valid JSON (%s): %s", error->message, text);
-        return json_node_copy(json_parser_get_root(parser));
-}
-
-static JsonObject *counter_at(JsonObject *doc, guint i) {
-        JsonArray *counters = json_object_get_array_member(doc, "counters");
-        assert_true(i < json_array_get_length(counters));
-        return json_array_get_object_element(counters, i);
-}
-
-/* The entry of a --json list for thread tid, or NULL. */
-static JsonObject *list_entry(JsonArray *list, pid_t tid) {
-        for (guint i = 0; i < json_array_get_length(list); i++) {
-                JsonObject *e = json_array_get_object_element(list, i);
-                if (json_object_get_int_member(e, "tid") == tid)
-                        return e;
-        }
-        return NULL;
-}
-
-static size_t count_lines(const char *s) {
-        size_t n = 0;
-
-        for (; *s; s++)
-                n += *s == '\n';
-        return n;
-}
 
 /* ESC and a colour, a tab, a newline and a byte that is not UTF-8: 11 of the kernel's 15 bytes. */
 #define HOSTILE_NAME "a\x1b[31mb\tc\nd\xff"
@@ -216,9 +109,9 @@ static void test_output_file_and_plain_numbers(void **state) {
         _cleanup_(tool_run_done) ToolRun run = {};
 
         (void) state;
-        start_target();
+        tool_target_start();
         pmctl_ok(&run, "set %d %d -e PM_PAGE_FLT -m user,count", PID, WORKER);
-        touch(1300);
+        tool_target_touch(1300);
         snprintf(path, sizeof(path), "%s/pmctl.json", fixture.dir);
         pmctl_ok(&run, "--json -o %s data %d %d", path, PID, WORKER);
         assert_string_equal(run.out, "");
@@ -335,14 +228,8 @@ static void test_counts_have_thousands_separators(void **state) {
 }
 
 static int setup(void **state) {
-        static const char *const shared[] = { "PMAPI_PMCTL", NULL };
-        int r;
-
         (void) state;
-        r = bus_fixture_start(&fixture, NULL);
-        if (r == 0)
-                r = bus_fixture_share_programs(&fixture, shared);
-        return r == 0 ? pm_init(PM_VERIFIED, &info) : r;
+        return tool_fixture_start(&fixture, "PMAPI_PMCTL", PM_VERIFIED, &info);
 }
 
 static int teardown(void **state) {
@@ -350,7 +237,7 @@ static int teardown(void **state) {
         return bus_fixture_stop(&fixture);
 }
 
-#define TEST(f) cmocka_unit_test_teardown(f, kill_target)
+#define TEST(f) cmocka_unit_test_teardown(f, tool_target_kill)
 
 int main(void) {
         const struct CMUnitTest tests[] = {

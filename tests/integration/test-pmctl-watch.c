@@ -25,127 +25,12 @@
 #include "pmapi.h"
 #include "target.h"
 #include "text-table.h"
+#include "pmctl-target.h"
 #include "tool-run.h"
 #include "workload.h"
 
 static BusFixture fixture;
 static pm_info_t info;
-
-/* The target (target.h): a root child process whose main thread relays commands to a worker; the
- * worker touches the pages it is told to. Parked threads take no user-mode page faults, so the
- * counts are exactly what the test asks for (+-2). */
-static Target target;                   /* killed by each test's teardown, even after a failure */
-#define PID (target.pid)
-#define WORKER (target.tids[1])
-
-static void start_target(void) {
-        TargetIdentity root = TARGET_ROOT;
-        assert_int_equal(target_start(&target, &root, 2), 0);
-}
-
-static void touch(size_t n) {
-        assert_int_equal(target_touch(&target, 1, n), 0);
-}
-
-static int kill_target(void **state) {
-        (void) state;
-        target_kill(&target);
-        /* pmapid drops the contexts of exited threads through their pidfds. */
-        return wait_for_context_count(0, 2000);
-}
-
-/* pmctl through tool-run.c (as uid, 0: as we are; LC_ALL=C.UTF-8), with the words of format (split
- * at spaces) as its arguments; returns at once. What run held from an earlier run is freed. */
-static void pmctl_start(ToolRun *run, uid_t uid, const char *format, ...)
-        __attribute__((format(printf, 3, 4)));
-static void pmctl_start(ToolRun *run, uid_t uid, const char *format, ...) {
-        const char *pmctl = getenv("PMAPI_PMCTL");
-        char words[512], *word, *next;
-        const char *argv[32];
-        int argc = 0;
-        va_list ap;
-
-        assert_non_null(pmctl);
-        va_start(ap, format);
-        vsnprintf(words, sizeof(words), format, ap);
-        va_end(ap);
-        argv[argc++] = pmctl;
-        for (next = words; (word = strsep(&next, " ")) && argc < 31; )
-                if (*word)
-                        argv[argc++] = word;
-        argv[argc] = NULL;
-        tool_run_done(run);
-        tool_run_start(run, uid, -1, argv);
-}
-
-/* Waits for the pmctl that pmctl_start() started and reads what it wrote; returns its status. */
-static int pmctl_wait(ToolRun *run) {
-        tool_run_wait(run);
-        if (run->status != 0)
-                printf("# pmctl -> %d\n# stderr: %s", run->status, run->err);
-        return run->status;
-}
-
-/* Runs pmctl as uid with the words of format as its arguments. */
-#define run_pmctl_as(uid, run, ...)                             \
-        do {                                                    \
-                pmctl_start(run, uid, __VA_ARGS__);             \
-                (void) pmctl_wait(run);                         \
-        } while (0)
-
-#define run_pmctl(run, ...) run_pmctl_as(0, run, __VA_ARGS__)
-
-/* Runs pmctl and expects it to succeed with nothing on stderr. */
-#define pmctl_ok(run, ...)                                      \
-        do {                                                    \
-                run_pmctl(run, __VA_ARGS__);                    \
-                assert_int_equal((run)->status, 0);             \
-                assert_string_equal((run)->err, "");            \
-        } while (0)
-
-/* The JSON document pmctl printed; fails the test if it does not parse. */
-static JsonNode *parse_json(const char *text) {
-        g_autoptr(JsonParser) parser = json_parser_new();
-        g_autoptr(GError) error = NULL;
-
-        if (!json_parser_load_from_data(parser, text, -1, &error))
-                fail_msg("pmctl printed no valid JSON (%s): %s", error->message, text);
-        return json_node_copy(json_parser_get_root(parser));
-}
-
-static JsonObject *counter_at(JsonObject *doc, guint i) {
-        JsonArray *counters = json_object_get_array_member(doc, "counters");
-        assert_true(i < json_array_get_length(counters));
-        return json_array_get_object_element(counters, i);
-}
-
-static long long data_value(const char *options, guint counter) {
-        g_autoptr(JsonNode) root = NULL;
-        _cleanup_(tool_run_done) ToolRun run = {};
-
-        pmctl_ok(&run, "--json %s data %d %d", options, PID, WORKER);
-        root = parse_json(run.out);
-        return json_object_get_int_member(counter_at(json_node_get_object(root), counter), "value");
-}
-
-/* s with each run of spaces made one, and none at the start of a line: table cells, one space apart. */
-static char *squeeze_spaces(char *s) {
-        char *o = s;
-
-        for (const char *p = s; *p; p++)
-                if (*p != ' ' || (o > s && o[-1] != ' ' && o[-1] != '\n'))
-                        *o++ = *p;
-        *o = '\0';
-        return s;
-}
-
-static size_t count_lines(const char *s) {
-        size_t n = 0;
-
-        for (; *s; s++)
-                n += *s == '\n';
-        return n;
-}
 
 /* The value of a count as the text output writes it ("1,234"), or -1 if it is not written so. */
 static long long grouped(const char *s) {
@@ -176,10 +61,10 @@ static void test_members_shows_each_threads_own_pages(void **state) {
         (void) state;
         /* The target is forked from this process, not executed: its threads have our name. */
         assert_int_equal(prctl(PR_GET_NAME, comm, 0, 0, 0), 0);
-        assert_int_equal(target_start(&target, &root_id, 4), 0);
+        assert_int_equal(target_start(&tool_target, &root_id, 4), 0);
         pmctl_ok(&run, "--group set %d -e PM_PAGE_FLT,PM_MINOR_FLT -m user,count,process", PID);
         for (int i = 1; i < 4; i++)
-                assert_int_equal(target_touch(&target, i, pages[i]), 0);
+                assert_int_equal(target_touch(&tool_target, i, pages[i]), 0);
 
         pmctl_ok(&run, "--json members %d", PID);
         root = parse_json(run.out);
@@ -201,7 +86,7 @@ static void test_members_shows_each_threads_own_pages(void **state) {
                 pid_t tid = (pid_t) json_object_get_int_member(row, "tid");
                 int k = 0;
 
-                while (k < 4 && target.tids[k] != tid)
+                while (k < 4 && tool_target.tids[k] != tid)
                         k++;
                 assert_true(k < 4);
                 assert_int_equal(json_object_get_int_member(row, "pid"), PID);
@@ -231,7 +116,7 @@ static void test_members_shows_each_threads_own_pages(void **state) {
 
                 assert_int_equal(sscanf(line, "%d %d %63s %15s %31s %31s", &pid, &tid, row_comm, state_word,
                                         c0, c1), 6);
-                while (k < 4 && target.tids[k] != tid)
+                while (k < 4 && tool_target.tids[k] != tid)
                         k++;
                 assert_true(k < 4);
                 assert_string_equal(state_word, "alive");
@@ -261,16 +146,16 @@ static void test_data_interval_prints_the_change_between_reads(void **state) {
         _cleanup_(tool_run_done) ToolRun run = {};
 
         (void) state;
-        start_target();
+        tool_target_start();
         pmctl_ok(&run, "set %d %d -e PM_PAGE_FLT -m user,count", PID, WORKER);
-        before = data_value("", 0);
-        pmctl_start(&run, 0, "--json data -I 20 -c 3 %d %d", PID, WORKER);
+        before = pmctl_data_value("", 0);
+        tool_runf_start(&run, 0, NULL, PMCTL, "--json data -I 20 -c 3 %d %d", PID, WORKER);
         while (running(&run)) {
-                touch(50);
+                tool_target_touch(50);
                 touched += 50;
         }
-        assert_int_equal(pmctl_wait(&run), 0);
-        after = data_value("", 0);
+        assert_int_equal(tool_runf_wait(&run), 0);
+        after = pmctl_data_value("", 0);
         assert_in_range(after - before, touched - 2, touched + 2);
 
         lines = g_strsplit(run.out, "\n", -1);
@@ -298,10 +183,10 @@ static void test_data_interval_prints_the_change_between_reads(void **state) {
         assert_true(sum > 0);
 
         /* Text, as perf stat -I: a title, then per read the time, the change and the event. */
-        pmctl_start(&run, 0, "data -I 20 -c 3 %d %d", PID, WORKER);
+        tool_runf_start(&run, 0, NULL, PMCTL, "data -I 20 -c 3 %d %d", PID, WORKER);
         while (running(&run))
-                touch(1500);
-        assert_int_equal(pmctl_wait(&run), 0);
+                tool_target_touch(1500);
+        assert_int_equal(tool_runf_wait(&run), 0);
         g_strfreev(lines);
         lines = g_strsplit(run.out, "\n", -1);
         assert_int_equal(g_strv_length(lines), 5);
@@ -343,13 +228,13 @@ static void test_data_interval_ends_at_a_signal_or_with_the_context(void **state
         _cleanup_(tool_run_done) ToolRun run = {}, del = {};
 
         (void) state;
-        start_target();
+        tool_target_start();
         pmctl_ok(&run, "set %d %d -e PM_PAGE_FLT -m user,count", PID, WORKER);
         for (size_t i = 0; i < 2; i++) {
-                pmctl_start(&run, 0, "--json data -I 20 %d %d", PID, WORKER);
+                tool_runf_start(&run, 0, NULL, PMCTL, "--json data -I 20 %d %d", PID, WORKER);
                 wait_for_lines(&run, 3);
                 assert_int_equal(kill(run.pid, signals[i]), 0);
-                assert_int_equal(pmctl_wait(&run), 0);
+                assert_int_equal(tool_runf_wait(&run), 0);
                 assert_string_equal(run.err, "");
                 assert_true(count_lines(run.out) >= 3);
                 for (char *line = run.out, *next; *line; line = next) {
@@ -362,10 +247,10 @@ static void test_data_interval_ends_at_a_signal_or_with_the_context(void **state
                 }
         }
 
-        pmctl_start(&run, 0, "data -I 20 %d %d", PID, WORKER);
+        tool_runf_start(&run, 0, NULL, PMCTL, "data -I 20 %d %d", PID, WORKER);
         wait_for_lines(&run, 2);                                /* the titles and a read */
         pmctl_ok(&del, "delete %d %d", PID, WORKER);
-        assert_int_equal(pmctl_wait(&run), 1);
+        assert_int_equal(tool_runf_wait(&run), 1);
         assert_true(count_lines(run.out) >= 2);
         snprintf(expect, sizeof(expect), "pmctl: data %d/%d: %s\n", PID, WORKER,
                  pm_strerror(NULL, PM_ENOCONTEXT));
@@ -452,14 +337,8 @@ static void test_partial_group_exits_3(void **state) {
 }
 
 static int setup(void **state) {
-        static const char *const shared[] = { "PMAPI_PMCTL", NULL };
-        int r;
-
         (void) state;
-        r = bus_fixture_start(&fixture, NULL);
-        if (r == 0)
-                r = bus_fixture_share_programs(&fixture, shared);
-        return r == 0 ? pm_init(PM_VERIFIED, &info) : r;
+        return tool_fixture_start(&fixture, "PMAPI_PMCTL", PM_VERIFIED, &info);
 }
 
 static int teardown(void **state) {
@@ -467,7 +346,7 @@ static int teardown(void **state) {
         return bus_fixture_stop(&fixture);
 }
 
-#define TEST(f) cmocka_unit_test_teardown(f, kill_target)
+#define TEST(f) cmocka_unit_test_teardown(f, tool_target_kill)
 
 int main(void) {
         const struct CMUnitTest tests[] = {

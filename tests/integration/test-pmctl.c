@@ -19,8 +19,8 @@
 #include "bus-fixture.h"
 #include "macro.h"
 #include "pmapi.h"
-#include "target.h"
 #include "text-table.h"
+#include "pmctl-target.h"
 #include "tool-run.h"
 #include "workload.h"
 
@@ -28,94 +28,6 @@
 
 static BusFixture fixture;
 static pm_info_t info;
-
-/* The target (target.h): a root child process whose main thread relays commands to a worker; the
- * worker touches the pages it is told to. Parked threads take no user-mode page faults, so the
- * counts are exactly what the test asks for (+-2). */
-static Target target;                   /* killed by each test's teardown, even after a failure */
-#define PID (target.pid)
-#define WORKER (target.tids[1])
-
-static void start_target(void) {
-        TargetIdentity root = TARGET_ROOT;
-        assert_int_equal(target_start(&target, &root, 2), 0);
-}
-
-static void touch(size_t n) {
-        assert_int_equal(target_touch(&target, 1, n), 0);
-}
-
-static int kill_target(void **state) {
-        (void) state;
-        target_kill(&target);
-        /* pmapid drops the contexts of exited threads through their pidfds. */
-        return wait_for_context_count(0, 2000);
-}
-
-/* pmctl through tool-run.c (as uid, 0: as we are; LC_ALL=C.UTF-8), with the words of format (split
- * at spaces) as its arguments; returns at once. What run held from an earlier run is freed. */
-static void pmctl_start(ToolRun *run, uid_t uid, const char *format, ...)
-        __attribute__((format(printf, 3, 4)));
-static void pmctl_start(ToolRun *run, uid_t uid, const char *format, ...) {
-        const char *pmctl = getenv("PMAPI_PMCTL");
-        char words[512], *word, *next;
-        const char *argv[32];
-        int argc = 0;
-        va_list ap;
-
-        assert_non_null(pmctl);
-        va_start(ap, format);
-        vsnprintf(words, sizeof(words), format, ap);
-        va_end(ap);
-        argv[argc++] = pmctl;
-        for (next = words; (word = strsep(&next, " ")) && argc < 31; )
-                if (*word)
-                        argv[argc++] = word;
-        argv[argc] = NULL;
-        tool_run_done(run);
-        tool_run_start(run, uid, -1, argv);
-}
-
-/* Waits for the pmctl that pmctl_start() started and reads what it wrote; returns its status. */
-static int pmctl_wait(ToolRun *run) {
-        tool_run_wait(run);
-        if (run->status != 0)
-                printf("# pmctl -> %d\n# stderr: %s", run->status, run->err);
-        return run->status;
-}
-
-/* Runs pmctl as uid with the words of format as its arguments. */
-#define run_pmctl_as(uid, run, ...)                             \
-        do {                                                    \
-                pmctl_start(run, uid, __VA_ARGS__);             \
-                (void) pmctl_wait(run);                         \
-        } while (0)
-
-#define run_pmctl(run, ...) run_pmctl_as(0, run, __VA_ARGS__)
-
-/* Runs pmctl and expects it to succeed with nothing on stderr. */
-#define pmctl_ok(run, ...)                                      \
-        do {                                                    \
-                run_pmctl(run, __VA_ARGS__);                    \
-                assert_int_equal((run)->status, 0);             \
-                assert_string_equal((run)->err, "");            \
-        } while (0)
-
-/* The JSON document pmctl printed; fails the test if it does not parse. */
-static JsonNode *parse_json(const char *text) {
-        g_autoptr(JsonParser) parser = json_parser_new();
-        g_autoptr(GError) error = NULL;
-
-        if (!json_parser_load_from_data(parser, text, -1, &error))
-                fail_msg("pmctl printed no valid JSON (%s): %s", error->message, text);
-        return json_node_copy(json_parser_get_root(parser));
-}
-
-static JsonObject *counter_at(JsonObject *doc, guint i) {
-        JsonArray *counters = json_object_get_array_member(doc, "counters");
-        assert_true(i < json_array_get_length(counters));
-        return json_array_get_object_element(counters, i);
-}
 
 static long long now_ns(void) {
         struct timespec ts;
@@ -131,10 +43,10 @@ static void test_set_and_data_count_the_pages_the_target_touches(void **state) {
         _cleanup_(tool_run_done) ToolRun run = {};
 
         (void) state;
-        start_target();
+        tool_target_start();
         pmctl_ok(&run, "set %d %d -e PM_PAGE_FLT -m user,count", PID, WORKER);
         assert_string_equal(run.out, "");                       /* silent on success without --json */
-        touch(PAGES);
+        tool_target_touch(PAGES);
 
         before = now_ns();
         pmctl_ok(&run, "--json data %d %d", PID, WORKER);
@@ -163,15 +75,6 @@ static void test_set_and_data_count_the_pages_the_target_touches(void **state) {
         assert_non_null(strstr(run.out, expect));
 }
 
-static long long data_value(const char *options, guint counter) {
-        g_autoptr(JsonNode) root = NULL;
-        _cleanup_(tool_run_done) ToolRun run = {};
-
-        pmctl_ok(&run, "--json %s data %d %d", options, PID, WORKER);
-        root = parse_json(run.out);
-        return json_object_get_int_member(counter_at(json_node_get_object(root), counter), "value");
-}
-
 static void assert_json_ok(const ToolRun *run) {
         g_autoptr(JsonNode) root = parse_json(run->out);
         assert_true(json_object_get_boolean_member(json_node_get_object(root), "ok"));
@@ -181,23 +84,23 @@ static void test_stop_reset_start_and_delete_change_what_is_counted(void **state
         _cleanup_(tool_run_done) ToolRun run = {};
 
         (void) state;
-        start_target();
+        tool_target_start();
         pmctl_ok(&run, "set %d %d -e PM_PAGE_FLT", PID, WORKER);  /* default mode: user, not counting */
-        touch(300);
-        assert_int_equal(data_value("", 0), 0);
+        tool_target_touch(300);
+        assert_int_equal(pmctl_data_value("", 0), 0);
         pmctl_ok(&run, "--json start %d %d", PID, WORKER);
         assert_json_ok(&run);
-        touch(PAGES);
-        assert_in_range(data_value("", 0), PAGES - 2, PAGES + 2);
+        tool_target_touch(PAGES);
+        assert_in_range(pmctl_data_value("", 0), PAGES - 2, PAGES + 2);
         pmctl_ok(&run, "stop %d %d", PID, WORKER);
         assert_string_equal(run.out, "");
-        touch(200);
-        assert_in_range(data_value("", 0), PAGES - 2, PAGES + 2);
+        tool_target_touch(200);
+        assert_in_range(pmctl_data_value("", 0), PAGES - 2, PAGES + 2);
         pmctl_ok(&run, "reset %d %d", PID, WORKER);
-        assert_int_equal(data_value("", 0), 0);
+        assert_int_equal(pmctl_data_value("", 0), 0);
         pmctl_ok(&run, "start %d %d", PID, WORKER);
-        touch(100);
-        assert_in_range(data_value("", 0), 98, 102);
+        tool_target_touch(100);
+        assert_in_range(pmctl_data_value("", 0), 98, 102);
         pmctl_ok(&run, "--json delete %d %d", PID, WORKER);
         assert_json_ok(&run);
         run_pmctl(&run, "data %d %d", PID, WORKER);
@@ -211,7 +114,7 @@ static void test_program_shows_events_by_counter_mode_and_state(void **state) {
         _cleanup_(tool_run_done) ToolRun run = {};
 
         (void) state;
-        start_target();
+        tool_target_start();
         /* '-' leaves counter 0 empty; names are taken in any case, and ids as they are. */
         pmctl_ok(&run, "set %d %d -e -,pm_page_flt,%d -m user,kernel", PID, WORKER,
                  find_event_id(&info, "PM_MINOR_FLT"));
@@ -245,27 +148,6 @@ static void test_program_shows_events_by_counter_mode_and_state(void **state) {
         assert_non_null(strstr(run.out, ": counting, mode user,kernel,count (0xe)\n"));
 }
 
-/* The entry of a --json list for thread tid, or NULL. */
-static JsonObject *list_entry(JsonArray *list, pid_t tid) {
-        for (guint i = 0; i < json_array_get_length(list); i++) {
-                JsonObject *e = json_array_get_object_element(list, i);
-                if (json_object_get_int_member(e, "tid") == tid)
-                        return e;
-        }
-        return NULL;
-}
-
-/* s with each run of spaces made one, and none at the start of a line: table cells, one space apart. */
-static char *squeeze_spaces(char *s) {
-        char *o = s;
-
-        for (const char *p = s; *p; p++)
-                if (*p != ' ' || (o > s && o[-1] != ' ' && o[-1] != '\n'))
-                        *o++ = *p;
-        *o = '\0';
-        return s;
-}
-
 static void test_list_shows_the_context_with_its_pid_tid_and_origin(void **state) {
         g_autoptr(JsonNode) root = NULL;
         JsonArray *list;
@@ -274,7 +156,7 @@ static void test_list_shows_the_context_with_its_pid_tid_and_origin(void **state
         _cleanup_(tool_run_done) ToolRun run = {};
 
         (void) state;
-        start_target();
+        tool_target_start();
         pmctl_ok(&run, "--json list");
         g_clear_pointer(&root, json_node_unref);
         root = parse_json(run.out);
@@ -311,10 +193,10 @@ static void test_process_group_reads_every_thread_with_members_and_flags(void **
         _cleanup_(tool_run_done) ToolRun run = {};
 
         (void) state;
-        start_target();
+        tool_target_start();
         /* TID defaults to PID: the group is set on the main thread, and takes in the worker. */
         pmctl_ok(&run, "--group set %d -e PM_PAGE_FLT,PM_MINOR_FLT -m user,count,process", PID);
-        touch(PAGES);
+        tool_target_touch(PAGES);
         pmctl_ok(&run, "--group --json data %d", PID);
         root = parse_json(run.out);
         doc = json_node_get_object(root);
@@ -351,9 +233,9 @@ static void test_descendant_group_on_one_thread(void **state) {
         _cleanup_(tool_run_done) ToolRun run = {};
 
         (void) state;
-        start_target();
+        tool_target_start();
         pmctl_ok(&run, "-g set %d %d -e PM_PAGE_FLT -m user,count", PID, WORKER);
-        touch(PAGES);
+        tool_target_touch(PAGES);
         pmctl_ok(&run, "-g -j data %d %d", PID, WORKER);
         root = parse_json(run.out);
         doc = json_node_get_object(root);
@@ -362,8 +244,8 @@ static void test_descendant_group_on_one_thread(void **state) {
         assert_in_range(json_object_get_int_member(counter_at(doc, 0), "value"), PAGES - 2, PAGES + 2);
         /* A group reset with one member keeps the group consistent; the thread's own data reads 0. */
         pmctl_ok(&run, "--group reset %d %d", PID, WORKER);
-        assert_int_equal(data_value("--group", 0), 0);
-        assert_int_equal(data_value("", 0), 0);
+        assert_int_equal(pmctl_data_value("--group", 0), 0);
+        assert_int_equal(pmctl_data_value("", 0), 0);
 }
 
 static void test_thread_without_context_fails_with_the_no_context_message(void **state) {
@@ -373,7 +255,7 @@ static void test_thread_without_context_fails_with_the_no_context_message(void *
         _cleanup_(tool_run_done) ToolRun run = {};
 
         (void) state;
-        start_target();
+        tool_target_start();
         run_pmctl(&run, "data %d", PID);
         assert_int_equal(run.status, 1);
         assert_string_equal(run.out, "");
@@ -395,14 +277,14 @@ static void test_refusal_names_its_reason_and_list_hides_other_users(void **stat
         _cleanup_(tool_run_done) ToolRun run = {};
 
         (void) state;
-        start_target();                                       /* a root target */
+        tool_target_start();                                  /* a root target */
         pmctl_ok(&run, "set %d %d -e PM_PAGE_FLT", PID, WORKER);
-        run_pmctl_as(65534, &run, "data %d %d", PID, WORKER);
+        tool_runf(&run, 65534, NULL, PMCTL, "data %d %d", PID, WORKER);
         assert_int_equal(run.status, 1);
         snprintf(expect, sizeof(expect), "pmctl: data %d/%d: %s\n", PID, WORKER,
                  pm_strerror(NULL, PM_ENOTOWNER));
         assert_string_equal(run.err, expect);
-        run_pmctl_as(65534, &run, "--json list");
+        tool_runf(&run, 65534, NULL, PMCTL, "--json list");
         assert_int_equal(run.status, 0);
         assert_string_equal(run.out, "[]\n");
 }
@@ -429,7 +311,7 @@ static void test_bad_usage_exits_2_and_changes_nothing(void **state) {
                 assert_string_equal(run.out, "");
                 assert_true(strncmp(run.err, "pmctl: ", 7) == 0);
         }
-        start_target();
+        tool_target_start();
         for (size_t i = 0; i < sizeof(bad_program) / sizeof(bad_program[0]); i++) {
                 run_pmctl(&run, "--json set %d %s", PID, bad_program[i]);
                 assert_int_equal(run.status, 2);
@@ -447,14 +329,8 @@ static void test_bad_usage_exits_2_and_changes_nothing(void **state) {
 }
 
 static int setup(void **state) {
-        static const char *const shared[] = { "PMAPI_PMCTL", NULL };
-        int r;
-
         (void) state;
-        r = bus_fixture_start(&fixture, NULL);
-        if (r == 0)
-                r = bus_fixture_share_programs(&fixture, shared);
-        return r == 0 ? pm_init(PM_VERIFIED, &info) : r;
+        return tool_fixture_start(&fixture, "PMAPI_PMCTL", PM_VERIFIED, &info);
 }
 
 static int teardown(void **state) {
@@ -462,7 +338,7 @@ static int teardown(void **state) {
         return bus_fixture_stop(&fixture);
 }
 
-#define TEST(f) cmocka_unit_test_teardown(f, kill_target)
+#define TEST(f) cmocka_unit_test_teardown(f, tool_target_kill)
 
 int main(void) {
         const struct CMUnitTest tests[] = {

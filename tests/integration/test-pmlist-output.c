@@ -15,227 +15,17 @@
 #include <json-glib/json-glib.h>
 
 #include "bus-fixture.h"
-#include "csv-read.h"
 #include "pmapi.h"
+#include "pmlist-expect.h"
 #include "tool-run.h"
-
-#define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
 
 static BusFixture fixture;
 static pm_info_t info;                  /* pm_init(ALL_STATUSES): still valid after later pm_inits */
 
-/* Runs pmlist through tool-run.c (as uid, 0: as we are; LC_ALL=C.UTF-8) with the words of format
- * (split at spaces) as its arguments, and env ("NAME=value" or NULL) added to its environment by
- * env(1). */
-static void run_pmlist_full(uid_t uid, const char *env, ToolRun *run, const char *format, ...)
-        __attribute__((format(printf, 4, 5)));
-static void run_pmlist_full(uid_t uid, const char *env, ToolRun *run, const char *format, ...) {
-        const char *pmlist = getenv("PMAPI_PMLIST");
-        char line[512], words[512], *word, *next;
-        const char *argv[34];
-        int argc = 0;
-        va_list ap;
-
-        assert_non_null(pmlist);
-        va_start(ap, format);
-        vsnprintf(line, sizeof(line), format, ap);
-        va_end(ap);
-        if (env) {
-                argv[argc++] = "/usr/bin/env";
-                argv[argc++] = env;
-        }
-        argv[argc++] = pmlist;
-        memcpy(words, line, sizeof(words));             /* strsep cuts words; line stays whole */
-        for (next = words; (word = strsep(&next, " ")) && argc < 33; )
-                if (*word)
-                        argv[argc++] = word;
-        argv[argc] = NULL;
-        tool_run(run, uid, argv);
-        if (run->status != 0)
-                printf("# pmlist %s -> %d\n# stderr: %s", line, run->status, run->err);
-}
-
-#define run_pmlist(run, ...) run_pmlist_full(0, NULL, run, __VA_ARGS__)
-
-/* Runs pmlist and expects it to succeed with nothing on stderr. */
-#define pmlist_ok(run, ...)                                     \
-        do {                                                    \
-                run_pmlist(run, __VA_ARGS__);                   \
-                assert_int_equal((run)->status, 0);             \
-                assert_string_equal((run)->err, "");            \
-        } while (0)
-
-/* What the test expects, from pm_init itself: each event once, with a mask of the counters whose
- * list has it, by increasing id. Written apart from pmlist's own merge, as plainly as possible. */
-typedef struct Expected {
-        const pm_events_t *e;
-        unsigned counters;
-} Expected;
-
-typedef struct ExpectedList {
-        Expected *events;
-        size_t n;
-} ExpectedList;
-
-static int compare_expected(const void *a, const void *b) {
-        const Expected *x = a, *y = b;
-        return (x->e->event_id > y->e->event_id) - (x->e->event_id < y->e->event_id);
-}
-
-static ExpectedList expected_events(const pm_info_t *in) {
-        ExpectedList l = {};
-        size_t total = 0;
-
-        assert_true(in->maxpmcs > 0 && in->maxpmcs <= 32);
-        for (int c = 0; c < in->maxpmcs; c++)
-                total += in->maxevents[c];
-        l.events = calloc(total + 1, sizeof(Expected));
-        assert_non_null(l.events);
-        for (int c = 0; c < in->maxpmcs; c++)
-                for (int i = 0; i < in->maxevents[c]; i++) {
-                        const pm_events_t *e = &in->list_events[c][i];
-                        size_t j;
-
-                        for (j = 0; j < l.n && l.events[j].e->event_id != e->event_id; j++)
-                                ;
-                        if (j == l.n)
-                                l.events[l.n++] = (Expected) { .e = e };
-                        l.events[j].counters |= 1u << c;
-                }
-        qsort(l.events, l.n, sizeof(Expected), compare_expected);
-        return l;
-}
-
-static const char *status_word(int status) {
-        return status == PM_VERIFIED ? "verified" : status == PM_CAVEAT ? "caveat"
-             : status == PM_UNVERIFIED ? "unverified" : "?";
-}
-
-/* "0-7" or "0,2,4-5" for a counter mask. */
-static void counters_text(unsigned mask, char *buf, size_t size) {
-        size_t o = 0;
-
-        buf[0] = '\0';
-        for (int c = 0; c < 32; c++) {
-                int end = c;
-                if (!(mask & 1u << c))
-                        continue;
-                while (end < 31 && mask & 1u << (end + 1))
-                        end++;
-                o += snprintf(buf + o, size - o, "%s%d", o ? "," : "", c);
-                if (end > c)
-                        o += snprintf(buf + o, size - o, "-%d", end);
-                c = end;
-        }
-}
-
-static const Expected *find_expected(const ExpectedList *l, const char *short_name) {
-        for (size_t i = 0; i < l->n; i++)
-                if (strcmp(l->events[i].e->short_name, short_name) == 0)
-                        return &l->events[i];
-        return NULL;
-}
-
-/* ---- CSV as RFC 4180 reads it ---- */
-
-typedef struct CsvTable {
-        char ***rows;
-        size_t n_rows;
-} CsvTable;
-
-/* csv-read.c's rows, with their number. */
-static CsvTable csv_parse(const char *s) {
-        CsvTable t = { .rows = csv_read(s) };
-
-        while (t.rows[t.n_rows])
-                t.n_rows++;
-        return t;
-}
-
-static void csv_free(CsvTable *t) {
-        csv_read_free(t->rows);
-        *t = (CsvTable) {};
-}
-
-static void assert_csv_row(char **row, const char *const *expected, size_t n) {
-        assert_int_equal(g_strv_length(row), n);
-        for (size_t i = 0; i < n; i++)
-                assert_string_equal(row[i], expected[i]);
-}
-
-/* The CSV rows (header excluded) must be exactly the expected events, in order. */
-static void assert_csv_lists(const CsvTable *t, const ExpectedList *l, bool details) {
-        static const char *const header[] = { "id", "name", "status", "description", "long_name", "counters" };
-        size_t n_fields = details ? 6 : 4;
-
-        assert_true(t->n_rows >= 1);
-        assert_csv_row(t->rows[0], header, n_fields);
-        assert_int_equal(t->n_rows - 1, l->n);
-        for (size_t i = 0; i < l->n; i++) {
-                const pm_events_t *e = l->events[i].e;
-                char id[16], counters[128];
-                const char *fields[] = { id, e->short_name, status_word(e->status), e->description,
-                                         e->long_name, counters };
-
-                snprintf(id, sizeof(id), "%d", e->event_id);
-                counters_text(l->events[i].counters, counters, sizeof(counters));
-                assert_csv_row(t->rows[i + 1], fields, n_fields);
-        }
-}
-
-/* ---- the tests ---- */
-
-/* s with each run of spaces made one, and none at the start of a line: table cells, one space apart. */
-static char *squeeze_spaces(char *s) {
-        char *o = s;
-
-        for (const char *p = s; *p; p++)
-                if (*p != ' ' || (o > s && o[-1] != ' ' && o[-1] != '\n'))
-                        *o++ = *p;
-        *o = '\0';
-        return s;
-}
-
-/* A row of the text table: "ID  NAME  STATUS  DESCRIPTION" with columns two or more spaces apart. */
-typedef struct TextRow {
-        int id;
-        char name[256], status[32];
-        const char *description;        /* the rest of the line, into the output */
-        size_t description_length;
-} TextRow;
-
-static bool parse_text_row(const char *line, TextRow *ret) {
-        int n_read = 0;
-
-        if (sscanf(line, " %d %255s %31s%n", &ret->id, ret->name, ret->status, &n_read) != 3 || n_read == 0)
-                return false;
-        ret->description = line + n_read;
-        while (*ret->description == ' ')
-                ret->description++;
-        ret->description_length = strcspn(ret->description, "\n");
-        return true;
-}
-
-/* The table's rows, after the header line and the column titles; fails on a malformed line. */
-static size_t text_rows(const char *out, TextRow *rows, size_t max) {
-        const char *line = strchr(out, '\n');
-        size_t n = 0;
-
-        assert_non_null(line);
-        line = strchr(line + 1, '\n');          /* the column titles */
-        assert_non_null(line);
-        for (line++; *line; line = strchr(line, '\n') + 1) {
-                assert_true(n < max);
-                assert_true(parse_text_row(line, &rows[n]));
-                n++;
-        }
-        return n;
-}
-
 static void test_csv_parses_to_the_rows_of_pm_init(void **state) {
         ExpectedList l = expected_events(&info);
         CsvTable t;
-        ToolRun run;
+        ToolRun run = {};
 
         (void) state;
         pmlist_ok(&run, "--csv");
@@ -259,54 +49,16 @@ static void test_csv_parses_to_the_rows_of_pm_init(void **state) {
         free(l.events);
 }
 
-/* The JSON document must describe exactly the expected events. */
-static void assert_json_lists(const char *text, const ExpectedList *l) {
-        g_autoptr(JsonParser) parser = json_parser_new();
-        g_autoptr(GError) error = NULL;
-        JsonObject *doc;
-        JsonArray *events;
-
-        if (!json_parser_load_from_data(parser, text, -1, &error))
-                fail_msg("pmlist printed no valid JSON (%s): %s", error->message, text);
-        doc = json_node_get_object(json_parser_get_root(parser));
-        assert_non_null(doc);
-        assert_string_equal(json_object_get_string_member(doc, "processor"), info.proc_name);
-        assert_int_equal(json_object_get_int_member(doc, "counters"), info.maxpmcs);
-        events = json_object_get_array_member(doc, "events");
-        assert_non_null(events);
-        assert_int_equal(json_array_get_length(events), l->n);
-        for (size_t i = 0; i < l->n; i++) {
-                JsonObject *o = json_array_get_object_element(events, i);
-                const pm_events_t *e = l->events[i].e;
-                JsonArray *counters = json_object_get_array_member(o, "counters");
-                unsigned mask = 0;
-
-                assert_int_equal(json_object_get_int_member(o, "id"), e->event_id);
-                assert_string_equal(json_object_get_string_member(o, "name"), e->short_name);
-                assert_string_equal(json_object_get_string_member(o, "long_name"), e->long_name);
-                assert_string_equal(json_object_get_string_member(o, "status"), status_word(e->status));
-                assert_string_equal(json_object_get_string_member(o, "description"), e->description);
-                assert_non_null(counters);
-                for (guint c = 0; c < json_array_get_length(counters); c++) {
-                        gint64 v = json_array_get_int_element(counters, c);
-                        assert_in_range(v, 0, info.maxpmcs - 1);
-                        assert_false(mask & 1u << v);           /* each counter once */
-                        mask |= 1u << v;
-                }
-                assert_int_equal(mask, l->events[i].counters);
-        }
-}
-
 static void test_json_parses_and_matches_pm_init(void **state) {
         ExpectedList l = expected_events(&info);
-        ToolRun run;
+        ToolRun run = {};
 
         (void) state;
         pmlist_ok(&run, "--json");
-        assert_json_lists(run.out, &l);
+        assert_json_lists(run.out, &l, &info);
         tool_run_done(&run);
         pmlist_ok(&run, "--format j");
-        assert_json_lists(run.out, &l);
+        assert_json_lists(run.out, &l, &info);
         tool_run_done(&run);
         free(l.events);
 }
@@ -317,7 +69,7 @@ static void test_text_fits_descriptions_to_the_width(void **state) {
         size_t w_id = 2, w_name = 4, w_status = 6, room = 30, width, n, n_cut = 0;
         TextRow *rows = calloc(l.n + 1, sizeof(TextRow));
         static char env[32];
-        ToolRun run;
+        ToolRun run = {};
 
         (void) state;
         for (size_t i = 0; i < l.n; i++) {
@@ -329,7 +81,7 @@ static void test_text_fits_descriptions_to_the_width(void **state) {
         }
         width = w_id + w_name + w_status + 6 + room;
         snprintf(env, sizeof(env), "COLUMNS=%zu", width);
-        run_pmlist_full(0, env, &run, "%s", "");
+        tool_runf(&run, 0, env, PMLIST, "%s", "");
         assert_int_equal(run.status, 0);
         n = text_rows(run.out, rows, l.n + 1);
         assert_int_equal(n, l.n);
@@ -363,7 +115,7 @@ static void test_text_fits_descriptions_to_the_width(void **state) {
         tool_run_done(&run);
 
         /* -d: whole descriptions, with the long names and counters. */
-        run_pmlist_full(0, env, &run, "-d --exact -e PM_PAGE_FLT");
+        tool_runf(&run, 0, env, PMLIST, "-d --exact -e PM_PAGE_FLT");
         assert_int_equal(run.status, 0);
         {
                 const Expected *page = find_expected(&l, "PM_PAGE_FLT");
@@ -385,14 +137,14 @@ static void test_output_file_gets_what_stdout_would(void **state) {
         ExpectedList l = expected_events(&info);
         g_autofree char *json = NULL, *text = NULL;
         char path[320];
-        ToolRun run, direct;
+        ToolRun run = {}, direct = {};
 
         (void) state;
         snprintf(path, sizeof(path), "%s/pmlist.json", fixture.dir);
         pmlist_ok(&run, "--json -o %s", path);
         assert_string_equal(run.out, "");
         assert_true(g_file_get_contents(path, &json, NULL, NULL));
-        assert_json_lists(json, &l);
+        assert_json_lists(json, &l, &info);
         assert_int_equal(unlink(path), 0);
         tool_run_done(&run);
         /* A file is no terminal: whole descriptions, as in a pipe. */
@@ -434,7 +186,7 @@ static void test_field_separator_quotes_fields_that_hold_it(void **state) {
         ExpectedList l = expected_events(&info);
         g_autoptr(GString) expect = g_string_new("id;name;status;description\n");
         size_t n_quoted = 0, n_commas = 0;
-        ToolRun run;
+        ToolRun run = {};
 
         (void) state;
         for (size_t i = 0; i < l.n; i++) {
@@ -478,7 +230,7 @@ static char *unescape(char *s) {
 static void test_noheadings_and_raw_for_scripts(void **state) {
         ExpectedList l = expected_events(&info);
         TextRow row;
-        ToolRun run;
+        ToolRun run = {};
 
         (void) state;
         pmlist_ok(&run, "-n");
@@ -532,14 +284,8 @@ static void test_noheadings_and_raw_for_scripts(void **state) {
 }
 
 static int setup(void **state) {
-        static const char *const shared[] = { "PMAPI_PMLIST", NULL };
-        int r;
-
         (void) state;
-        r = bus_fixture_start(&fixture, NULL);
-        if (r == 0)
-                r = bus_fixture_share_programs(&fixture, shared);
-        return r == 0 ? pm_init(ALL_STATUSES, &info) : r;
+        return tool_fixture_start(&fixture, "PMAPI_PMLIST", ALL_STATUSES, &info);
 }
 
 static int teardown(void **state) {

@@ -18,211 +18,12 @@
 #include <json-glib/json-glib.h>
 
 #include "bus-fixture.h"
-#include "csv-read.h"
 #include "pmapi.h"
+#include "pmlist-expect.h"
 #include "tool-run.h"
-
-#define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
 
 static BusFixture fixture;
 static pm_info_t info;                  /* pm_init(ALL_STATUSES): still valid after later pm_inits */
-
-/* Runs pmlist through tool-run.c (as uid, 0: as we are; LC_ALL=C.UTF-8) with the words of format
- * (split at spaces) as its arguments, and env ("NAME=value" or NULL) added to its environment by
- * env(1). */
-static void run_pmlist_full(uid_t uid, const char *env, ToolRun *run, const char *format, ...)
-        __attribute__((format(printf, 4, 5)));
-static void run_pmlist_full(uid_t uid, const char *env, ToolRun *run, const char *format, ...) {
-        const char *pmlist = getenv("PMAPI_PMLIST");
-        char line[512], words[512], *word, *next;
-        const char *argv[34];
-        int argc = 0;
-        va_list ap;
-
-        assert_non_null(pmlist);
-        va_start(ap, format);
-        vsnprintf(line, sizeof(line), format, ap);
-        va_end(ap);
-        if (env) {
-                argv[argc++] = "/usr/bin/env";
-                argv[argc++] = env;
-        }
-        argv[argc++] = pmlist;
-        memcpy(words, line, sizeof(words));             /* strsep cuts words; line stays whole */
-        for (next = words; (word = strsep(&next, " ")) && argc < 33; )
-                if (*word)
-                        argv[argc++] = word;
-        argv[argc] = NULL;
-        tool_run(run, uid, argv);
-        if (run->status != 0)
-                printf("# pmlist %s -> %d\n# stderr: %s", line, run->status, run->err);
-}
-
-#define run_pmlist(run, ...) run_pmlist_full(0, NULL, run, __VA_ARGS__)
-
-/* Runs pmlist and expects it to succeed with nothing on stderr. */
-#define pmlist_ok(run, ...)                                     \
-        do {                                                    \
-                run_pmlist(run, __VA_ARGS__);                   \
-                assert_int_equal((run)->status, 0);             \
-                assert_string_equal((run)->err, "");            \
-        } while (0)
-
-/* What the test expects, from pm_init itself: each event once, with a mask of the counters whose
- * list has it, by increasing id. Written apart from pmlist's own merge, as plainly as possible. */
-typedef struct Expected {
-        const pm_events_t *e;
-        unsigned counters;
-} Expected;
-
-typedef struct ExpectedList {
-        Expected *events;
-        size_t n;
-} ExpectedList;
-
-static int compare_expected(const void *a, const void *b) {
-        const Expected *x = a, *y = b;
-        return (x->e->event_id > y->e->event_id) - (x->e->event_id < y->e->event_id);
-}
-
-static ExpectedList expected_events(const pm_info_t *in) {
-        ExpectedList l = {};
-        size_t total = 0;
-
-        assert_true(in->maxpmcs > 0 && in->maxpmcs <= 32);
-        for (int c = 0; c < in->maxpmcs; c++)
-                total += in->maxevents[c];
-        l.events = calloc(total + 1, sizeof(Expected));
-        assert_non_null(l.events);
-        for (int c = 0; c < in->maxpmcs; c++)
-                for (int i = 0; i < in->maxevents[c]; i++) {
-                        const pm_events_t *e = &in->list_events[c][i];
-                        size_t j;
-
-                        for (j = 0; j < l.n && l.events[j].e->event_id != e->event_id; j++)
-                                ;
-                        if (j == l.n)
-                                l.events[l.n++] = (Expected) { .e = e };
-                        l.events[j].counters |= 1u << c;
-                }
-        qsort(l.events, l.n, sizeof(Expected), compare_expected);
-        return l;
-}
-
-static const char *status_word(int status) {
-        return status == PM_VERIFIED ? "verified" : status == PM_CAVEAT ? "caveat"
-             : status == PM_UNVERIFIED ? "unverified" : "?";
-}
-
-/* "0-7" or "0,2,4-5" for a counter mask. */
-static void counters_text(unsigned mask, char *buf, size_t size) {
-        size_t o = 0;
-
-        buf[0] = '\0';
-        for (int c = 0; c < 32; c++) {
-                int end = c;
-                if (!(mask & 1u << c))
-                        continue;
-                while (end < 31 && mask & 1u << (end + 1))
-                        end++;
-                o += snprintf(buf + o, size - o, "%s%d", o ? "," : "", c);
-                if (end > c)
-                        o += snprintf(buf + o, size - o, "-%d", end);
-                c = end;
-        }
-}
-
-static const Expected *find_expected(const ExpectedList *l, const char *short_name) {
-        for (size_t i = 0; i < l->n; i++)
-                if (strcmp(l->events[i].e->short_name, short_name) == 0)
-                        return &l->events[i];
-        return NULL;
-}
-
-/* ---- CSV as RFC 4180 reads it ---- */
-
-typedef struct CsvTable {
-        char ***rows;
-        size_t n_rows;
-} CsvTable;
-
-/* csv-read.c's rows, with their number. */
-static CsvTable csv_parse(const char *s) {
-        CsvTable t = { .rows = csv_read(s) };
-
-        while (t.rows[t.n_rows])
-                t.n_rows++;
-        return t;
-}
-
-static void csv_free(CsvTable *t) {
-        csv_read_free(t->rows);
-        *t = (CsvTable) {};
-}
-
-static void assert_csv_row(char **row, const char *const *expected, size_t n) {
-        assert_int_equal(g_strv_length(row), n);
-        for (size_t i = 0; i < n; i++)
-                assert_string_equal(row[i], expected[i]);
-}
-
-/* The CSV rows (header excluded) must be exactly the expected events, in order. */
-static void assert_csv_lists(const CsvTable *t, const ExpectedList *l, bool details) {
-        static const char *const header[] = { "id", "name", "status", "description", "long_name", "counters" };
-        size_t n_fields = details ? 6 : 4;
-
-        assert_true(t->n_rows >= 1);
-        assert_csv_row(t->rows[0], header, n_fields);
-        assert_int_equal(t->n_rows - 1, l->n);
-        for (size_t i = 0; i < l->n; i++) {
-                const pm_events_t *e = l->events[i].e;
-                char id[16], counters[128];
-                const char *fields[] = { id, e->short_name, status_word(e->status), e->description,
-                                         e->long_name, counters };
-
-                snprintf(id, sizeof(id), "%d", e->event_id);
-                counters_text(l->events[i].counters, counters, sizeof(counters));
-                assert_csv_row(t->rows[i + 1], fields, n_fields);
-        }
-}
-
-/* ---- the tests ---- */
-
-/* A row of the text table: "ID  NAME  STATUS  DESCRIPTION" with columns two or more spaces apart. */
-typedef struct TextRow {
-        int id;
-        char name[256], status[32];
-        const char *description;        /* the rest of the line, into the output */
-        size_t description_length;
-} TextRow;
-
-static bool parse_text_row(const char *line, TextRow *ret) {
-        int n_read = 0;
-
-        if (sscanf(line, " %d %255s %31s%n", &ret->id, ret->name, ret->status, &n_read) != 3 || n_read == 0)
-                return false;
-        ret->description = line + n_read;
-        while (*ret->description == ' ')
-                ret->description++;
-        ret->description_length = strcspn(ret->description, "\n");
-        return true;
-}
-
-/* The table's rows, after the header line and the column titles; fails on a malformed line. */
-static size_t text_rows(const char *out, TextRow *rows, size_t max) {
-        const char *line = strchr(out, '\n');
-        size_t n = 0;
-
-        assert_non_null(line);
-        line = strchr(line + 1, '\n');          /* the column titles */
-        assert_non_null(line);
-        for (line++; *line; line = strchr(line, '\n') + 1) {
-                assert_true(n < max);
-                assert_true(parse_text_row(line, &rows[n]));
-                n++;
-        }
-        return n;
-}
 
 static void test_text_lists_every_event_once_as_pm_init_reports_it(void **state) {
         ExpectedList l = expected_events(&info);
@@ -231,7 +32,7 @@ static void test_text_lists_every_event_once_as_pm_init_reports_it(void **state)
         bool found = false;
         TextRow *rows = calloc(l.n + 1, sizeof(TextRow));
         char header[512], titles[256];
-        ToolRun run;
+        ToolRun run = {};
 
         (void) state;
         assert_non_null(page);
@@ -281,7 +82,7 @@ static void assert_text_lists_only(const char *filter, int bits) {
         ExpectedList l;
         TextRow *rows;
         size_t n;
-        ToolRun run;
+        ToolRun run = {};
 
         assert_int_equal(pm_init(bits, &filtered), 0);
         l = expected_events(&filtered);
@@ -304,7 +105,7 @@ static void test_filter_lists_only_the_statuses_it_names(void **state) {
         ExpectedList all = expected_events(&info);
         size_t n_verified = 0;
         char expect[128];
-        ToolRun run;
+        ToolRun run = {};
 
         (void) state;
         for (size_t i = 0; i < all.n; i++)
@@ -326,51 +127,13 @@ static void test_filter_lists_only_the_statuses_it_names(void **state) {
         free(all.events);
 }
 
-/* The JSON document must describe exactly the expected events. */
-static void assert_json_lists(const char *text, const ExpectedList *l) {
-        g_autoptr(JsonParser) parser = json_parser_new();
-        g_autoptr(GError) error = NULL;
-        JsonObject *doc;
-        JsonArray *events;
-
-        if (!json_parser_load_from_data(parser, text, -1, &error))
-                fail_msg("pmlist printed no valid JSON (%s): %s", error->message, text);
-        doc = json_node_get_object(json_parser_get_root(parser));
-        assert_non_null(doc);
-        assert_string_equal(json_object_get_string_member(doc, "processor"), info.proc_name);
-        assert_int_equal(json_object_get_int_member(doc, "counters"), info.maxpmcs);
-        events = json_object_get_array_member(doc, "events");
-        assert_non_null(events);
-        assert_int_equal(json_array_get_length(events), l->n);
-        for (size_t i = 0; i < l->n; i++) {
-                JsonObject *o = json_array_get_object_element(events, i);
-                const pm_events_t *e = l->events[i].e;
-                JsonArray *counters = json_object_get_array_member(o, "counters");
-                unsigned mask = 0;
-
-                assert_int_equal(json_object_get_int_member(o, "id"), e->event_id);
-                assert_string_equal(json_object_get_string_member(o, "name"), e->short_name);
-                assert_string_equal(json_object_get_string_member(o, "long_name"), e->long_name);
-                assert_string_equal(json_object_get_string_member(o, "status"), status_word(e->status));
-                assert_string_equal(json_object_get_string_member(o, "description"), e->description);
-                assert_non_null(counters);
-                for (guint c = 0; c < json_array_get_length(counters); c++) {
-                        gint64 v = json_array_get_int_element(counters, c);
-                        assert_in_range(v, 0, info.maxpmcs - 1);
-                        assert_false(mask & 1u << v);           /* each counter once */
-                        mask |= 1u << v;
-                }
-                assert_int_equal(mask, l->events[i].counters);
-        }
-}
-
 /* -c N: the events whose counter mask has bit N, which on Linux is every event. */
 static void test_counter_lists_the_events_that_counter_takes(void **state) {
         int last = info.maxpmcs - 1;
         ExpectedList l = expected_events(&info);
         char expect[64];
         size_t n = 0;
-        ToolRun run;
+        ToolRun run = {};
 
         (void) state;
         for (size_t i = 0; i < l.n; i++)
@@ -379,7 +142,7 @@ static void test_counter_lists_the_events_that_counter_takes(void **state) {
         assert_int_equal(n, (size_t) info.maxevents[last]);
         l.n = n;
         pmlist_ok(&run, "--json -c %d", last);
-        assert_json_lists(run.out, &l);
+        assert_json_lists(run.out, &l, &info);
         tool_run_done(&run);
         pmlist_ok(&run, "-c %d", last);
         snprintf(expect, sizeof(expect), "; counter %d: %zu event", last, l.n);
@@ -390,7 +153,7 @@ static void test_counter_lists_the_events_that_counter_takes(void **state) {
         /* -1 is every counter, as on AIX. */
         l = expected_events(&info);
         pmlist_ok(&run, "--json -c -1");
-        assert_json_lists(run.out, &l);
+        assert_json_lists(run.out, &l, &info);
         tool_run_done(&run);
         free(l.events);
 }
@@ -414,7 +177,7 @@ static ExpectedList expected_matches(const char *pattern, bool exact) {
 static void assert_search_finds(const char *options, const char *pattern, bool exact, size_t at_least) {
         ExpectedList l = expected_matches(pattern, exact);
         CsvTable t;
-        ToolRun run;
+        ToolRun run = {};
 
         pmlist_ok(&run, "--csv %s %s", options, pattern);
         t = csv_parse(run.out);
@@ -431,7 +194,7 @@ static void test_search_finds_names_by_substring_in_any_case(void **state) {
         ExpectedList all = expected_events(&info);
         char expect[256];
         CsvTable t;
-        ToolRun run;
+        ToolRun run = {};
 
         (void) state;
         page = find_expected(&all, "PM_PAGE_FLT");
@@ -480,7 +243,7 @@ static void test_bad_usage_exits_2_with_a_message(void **state) {
                 "--exact", "-n --csv", "--raw --json", "-x ; -n", "--bogus", "-q", "extra", "-e", "-c 64",
         };
         char expect[128];
-        ToolRun run;
+        ToolRun run = {};
 
         (void) state;
         run_pmlist(&run, "-f x");
@@ -516,10 +279,10 @@ static void test_bad_usage_exits_2_with_a_message(void **state) {
 static void test_unprivileged_user_lists_the_same_catalog(void **state) {
         ExpectedList l = expected_events(&info);
         CsvTable t;
-        ToolRun run;
+        ToolRun run = {};
 
         (void) state;
-        run_pmlist_full(65534, NULL, &run, "--csv -d");
+        tool_runf(&run, 65534, NULL, PMLIST, "--csv -d");
         assert_int_equal(run.status, 0);
         t = csv_parse(run.out);
         assert_csv_lists(&t, &l, true);
@@ -531,11 +294,11 @@ static void test_unprivileged_user_lists_the_same_catalog(void **state) {
 static void test_no_daemon_says_so_and_exits_1(void **state) {
         static char env[400];
         char expect[256];
-        ToolRun run;
+        ToolRun run = {};
 
         (void) state;
         snprintf(env, sizeof(env), "DBUS_SYSTEM_BUS_ADDRESS=unix:path=%s/no-such-socket", fixture.dir);
-        run_pmlist_full(0, env, &run, "%s", "");
+        tool_runf(&run, 0, env, PMLIST, "%s", "");
         assert_int_equal(run.status, 1);
         assert_string_equal(run.out, "");
         snprintf(expect, sizeof(expect), "pmlist: pm_init: %s\n", pm_strerror(NULL, PM_ENODAEMON));
@@ -543,7 +306,7 @@ static void test_no_daemon_says_so_and_exits_1(void **state) {
         tool_run_done(&run);
 
         /* With --json, the error is also a document on stdout. */
-        run_pmlist_full(0, env, &run, "--json");
+        tool_runf(&run, 0, env, PMLIST, "--json");
         assert_int_equal(run.status, 1);
         {
                 g_autoptr(JsonParser) parser = json_parser_new();
@@ -558,14 +321,8 @@ static void test_no_daemon_says_so_and_exits_1(void **state) {
 }
 
 static int setup(void **state) {
-        static const char *const shared[] = { "PMAPI_PMLIST", NULL };
-        int r;
-
         (void) state;
-        r = bus_fixture_start(&fixture, NULL);
-        if (r == 0)
-                r = bus_fixture_share_programs(&fixture, shared);
-        return r == 0 ? pm_init(ALL_STATUSES, &info) : r;
+        return tool_fixture_start(&fixture, "PMAPI_PMLIST", ALL_STATUSES, &info);
 }
 
 static int teardown(void **state) {

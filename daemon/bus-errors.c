@@ -30,10 +30,12 @@ static const struct {
           "descriptors allow (MaxContexts in pmapid.conf); delete unused contexts" },
         { EPERM,   PMAPI_ERROR_ACCESS_DENIED,
           "Counting thread %d (pid %d) refused: kernel.perf_event_paranoid forbids unprivileged "
-          "perf; lower it or run as root" },
+          "perf; an administrator can allow it to a group with [Access] UserModeGroups= in pmapid.conf, "
+          "or lower it; or run as root" },
         { EACCES,  PMAPI_ERROR_KERNEL_MODE_DENIED,
           "Kernel-mode counting on thread %d (pid %d) refused: kernel.perf_event_paranoid > 1 allows "
-          "only user mode for these events to this caller; drop PM_KERNEL or run as root" },
+          "only user mode for these events to this caller; drop PM_KERNEL, run as root, or ask an "
+          "administrator for [Access] KernelModeGroups= in pmapid.conf" },
         { ENODEV,  PMAPI_ERROR_OPEN_FAILED,
           "The kernel refused to open these counters on thread %d (pid %d); try fewer or other events" },
         { ENOMEM,  PMAPI_ERROR_NO_MEMORY,

@@ -79,7 +79,8 @@ int caller_cache_get(CallerCache *c, sd_bus_message *m, Caller *ret) {
                 return 0;
         }
         if (e) {                        /* the bus told its credentials (caller-lookup.c) */
-                r = caller_from_creds(e->caller.pid, e->caller.euid, &e->caller, &e->pin);
+                r = caller_from_creds(e->caller.pid, e->caller.euid, e->caller.groups, e->caller.n_groups,
+                                      &e->caller, &e->pin);
                 if (r < 0) {
                         e->pin = -1;
                         return r;
@@ -104,7 +105,8 @@ bool caller_cache_knows(CallerCache *c, const char *sender) {
         return g_hash_table_contains(c->by_name, sender);
 }
 
-int caller_cache_put_creds(CallerCache *c, const char *sender, pid_t pid, uid_t euid) {
+int caller_cache_put_creds(CallerCache *c, const char *sender, pid_t pid, uid_t euid, const gid_t *groups,
+                           size_t n_groups) {
         CallerEntry *e;
 
         if (caller_cache_knows(c, sender))
@@ -113,6 +115,9 @@ int caller_cache_put_creds(CallerCache *c, const char *sender, pid_t pid, uid_t 
         if (!e)
                 return -ENOMEM;
         *e = (CallerEntry) { .caller = { .pid = pid, .euid = euid, .egid = (gid_t) -1 }, .pin = -1 };
+        /* The bus's list until the first call checks it against the process's own. */
+        e->caller.n_groups = n_groups < CALLER_MAX_GROUPS ? (unsigned) n_groups : CALLER_MAX_GROUPS;
+        memcpy(e->caller.groups, groups, e->caller.n_groups * sizeof(gid_t));
         g_hash_table_insert(c->by_name, g_strdup(sender), e);
         return 0;
 }

@@ -21,5 +21,6 @@ CallerCache *caller_cache_free(CallerCache *c);
 int caller_cache_get(CallerCache *c, sd_bus_message *m, Caller *ret);
 /* Whether sender's credentials are known (caller-lookup.h asks the bus for them without waiting). */
 bool caller_cache_knows(CallerCache *c, const char *sender);
-/* The PID and EUID the bus gave for sender; its first call that names its caller pins it. */
-int caller_cache_put_creds(CallerCache *c, const char *sender, pid_t pid, uid_t euid);
+/* The PID, EUID and supplementary groups the bus gave for sender; its first call pins it. */
+int caller_cache_put_creds(CallerCache *c, const char *sender, pid_t pid, uid_t euid, const gid_t *groups,
+                           size_t n_groups);

@@ -19,11 +19,14 @@ static void held_free(gpointer p) {
         g_queue_free(queue);
 }
 
-/* UnixUserID and ProcessID from GetConnectionCredentials' a{sv}. */
-static int read_creds(sd_bus_message *reply, pid_t *ret_pid, uid_t *ret_uid) {
+/* UnixUserID, ProcessID and UnixGroupIDs from GetConnectionCredentials' a{sv}. */
+static int read_creds(sd_bus_message *reply, pid_t *ret_pid, uid_t *ret_uid, gid_t *ret_groups,
+                      size_t *ret_n_groups) {
         uint32_t pid = 0, uid = (uint32_t) -1;
         const char *key;
         int r;
+
+        *ret_n_groups = 0;
 
         r = sd_bus_message_enter_container(reply, 'a', "{sv}");
         if (r < 0)
@@ -34,7 +37,19 @@ static int read_creds(sd_bus_message *reply, pid_t *ret_pid, uid_t *ret_uid) {
                         return r;
                 if (strcmp(key, "UnixUserID") == 0 || strcmp(key, "ProcessID") == 0)
                         r = sd_bus_message_read(reply, "v", "u", key[0] == 'U' ? &uid : &pid);
-                else
+                else if (strcmp(key, "UnixGroupIDs") == 0) {
+                        const uint32_t *gids;
+                        size_t n_bytes;
+
+                        r = sd_bus_message_enter_container(reply, 'v', "au");
+                        if (r >= 0)
+                                r = sd_bus_message_read_array(reply, 'u', (const void **) &gids, &n_bytes);
+                        if (r >= 0) {
+                                for (size_t i = 0; i < n_bytes / sizeof(uint32_t) && i < CALLER_MAX_GROUPS; i++)
+                                        ret_groups[(*ret_n_groups)++] = (gid_t) gids[i];
+                                r = sd_bus_message_exit_container(reply);
+                        }
+                } else
                         r = sd_bus_message_skip(reply, "v");
                 if (r < 0)
                         return r;
@@ -63,14 +78,17 @@ static int on_creds(sd_bus_message *reply, void *userdata, sd_bus_error *error) 
         Query *q = userdata;
         CallerLookup *l = q->lookup;
         GQueue *queue = g_hash_table_lookup(l->held, q->sender);
+        gid_t groups[CALLER_MAX_GROUPS];
+        size_t n_groups;
         sd_bus_message *m;
         pid_t pid;
         uid_t uid;
 
         (void) error;
         /* A sender gone meanwhile: its calls are dropped, nobody waits for their answers. */
-        if (queue && !sd_bus_message_is_method_error(reply, NULL) && read_creds(reply, &pid, &uid) >= 0 &&
-            caller_cache_put_creds(l->cache, q->sender, pid, uid) >= 0)
+        if (queue && !sd_bus_message_is_method_error(reply, NULL) &&
+            read_creds(reply, &pid, &uid, groups, &n_groups) >= 0 &&
+            caller_cache_put_creds(l->cache, q->sender, pid, uid, groups, n_groups) >= 0)
                 while ((m = g_queue_pop_head(queue))) {
                         g_hash_table_add(l->released, m);
                         if (sd_bus_enqueue_for_read(l->bus, m) < 0)

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "caller.h"
@@ -17,7 +18,11 @@ int caller_from_message(sd_bus_message *m, Caller *ret, int *ret_pin) {
         uid_t euid;
         int r;
 
-        r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_PID | SD_BUS_CREDS_EUID, &creds);
+        const gid_t *groups = NULL;
+        int n_groups;
+
+        r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_PID | SD_BUS_CREDS_EUID | SD_BUS_CREDS_SUPPLEMENTARY_GIDS,
+                                      &creds);
         if (r < 0)
                 return r;
         r = sd_bus_creds_get_pid(creds, &pid);
@@ -26,13 +31,71 @@ int caller_from_message(sd_bus_message *m, Caller *ret, int *ret_pin) {
         r = sd_bus_creds_get_euid(creds, &euid);
         if (r < 0)
                 return r;
-        return caller_from_creds(pid, euid, ret, ret_pin);
+        /* A bus or peer that cannot say them grants no group: never more than the kernel's rules. */
+        n_groups = sd_bus_creds_get_supplementary_gids(creds, &groups);
+        return caller_from_creds(pid, euid, groups, n_groups > 0 ? (size_t) n_groups : 0, ret, ret_pin);
 }
 
-int caller_from_creds(pid_t pid, uid_t euid, Caller *ret, int *ret_pin) {
+bool caller_in_group(const Caller *c, gid_t gid) {
+        if (c->egid == gid)
+                return true;
+        for (unsigned i = 0; i < c->n_groups; i++)
+                if (c->groups[i] == gid)
+                        return true;
+        return false;
+}
+
+int proc_read_groups(pid_t pid, gid_t *ret, size_t max) {
+        char path[64], *line = NULL, *p, *end;
+        size_t size = 0, n = 0;
+        bool found = false;
+        FILE *f;
+
+        (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return -ESRCH;
+        while (!found && getline(&line, &size, f) > 0) {
+                if (strncmp(line, "Groups:", 7) != 0)
+                        continue;
+                found = true;
+                for (p = line + 7; n < max; p = end) {
+                        unsigned long v = strtoul(p, &end, 10);
+                        if (end == p)
+                                break;
+                        ret[n++] = (gid_t) v;
+                }
+        }
+        free(line);
+        fclose(f);
+        return found ? (int) n : -ESRCH;
+}
+
+/* The bus's groups that the process still holds: a group it dropped since it connected grants no
+ * more. */
+static void held_groups(pid_t pid, const gid_t *bus_groups, size_t n_bus, Caller *c) {
+        gid_t now[CALLER_MAX_GROUPS * 4];
+        int n_now = n_bus > 0 ? proc_read_groups(pid, now, ELEMENTSOF(now)) : 0;
+
+        c->n_groups = 0;
+        for (size_t i = 0; i < n_bus && c->n_groups < CALLER_MAX_GROUPS; i++)
+                for (int k = 0; k < n_now; k++)
+                        if (now[k] == bus_groups[i]) {
+                                c->groups[c->n_groups++] = bus_groups[i];
+                                break;
+                        }
+}
+
+int caller_from_creds(pid_t pid, uid_t euid, const gid_t *groups, size_t n_groups, Caller *ret, int *ret_pin) {
         _cleanup_close_ int pin = -1;
+        gid_t bus_groups[CALLER_MAX_GROUPS];
         uid_t now_euid;
         gid_t egid;
+
+        /* A copy: groups may be ret's own (caller-cache.c keeps the bus's list there). */
+        n_groups = n_groups < CALLER_MAX_GROUPS ? n_groups : CALLER_MAX_GROUPS;
+        if (n_groups > 0)
+                memcpy(bus_groups, groups, n_groups * sizeof(gid_t));
 
         if (pid <= 0)
                 return -ESTALE;
@@ -45,6 +108,9 @@ int caller_from_creds(pid_t pid, uid_t euid, Caller *ret, int *ret_pin) {
         if (proc_read_effective_ids(pid, &now_euid, &egid) < 0 || now_euid != euid || !thread_pin_alive(pin))
                 return -ESTALE;
         *ret = (Caller) { .pid = pid, .euid = euid, .egid = egid };
+        held_groups(pid, bus_groups, n_groups, ret);
+        if (!thread_pin_alive(pin))
+                return -ESTALE;
         *ret_pin = TAKE_FD(pin);
         return 0;
 }

@@ -7,11 +7,21 @@
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
 
+#define CALLER_MAX_GROUPS 32
+
 typedef struct Caller {
         pid_t pid;
         uid_t euid;
         gid_t egid;                     /* for the access rule's group check; (gid_t) -1 if unknown */
+        /* Supplementary groups: those the bus reported for the connection that the process still
+         * holds (access-policy.h); at most CALLER_MAX_GROUPS, the rest not seen (no grant, never
+         * more). */
+        gid_t groups[CALLER_MAX_GROUPS];
+        unsigned n_groups;
 } Caller;
+
+/* Whether gid is the caller's primary group or one of its supplementary groups. */
+bool caller_in_group(const Caller *c, gid_t gid);
 
 /* The broker vouches for the sender's PID and EUID as they were when it connected; nothing else
  * is trusted. The process behind that PID is pinned with a pidfd (*ret_pin, the caller's to keep
@@ -21,8 +31,12 @@ typedef struct Caller {
  * from /proc/<pid>/status under the pin. Asked once per connection (caller-cache.c), which then
  * checks the pin at every call. */
 int caller_from_message(sd_bus_message *m, Caller *ret, int *ret_pin);
-/* The same from the PID and EUID the bus gave for a connection (GetConnectionCredentials). */
-int caller_from_creds(pid_t pid, uid_t euid, Caller *ret, int *ret_pin);
+/* The same from the PID, EUID and supplementary groups the bus gave for a connection
+ * (GetConnectionCredentials; groups may be NULL: none known). */
+int caller_from_creds(pid_t pid, uid_t euid, const gid_t *groups, size_t n_groups, Caller *ret, int *ret_pin);
+/* The supplementary groups of process pid from /proc/<pid>/status: their number (at most max in
+ * ret), or -ESRCH. Read it under a pin. */
+int proc_read_groups(pid_t pid, gid_t *ret, size_t max);
 /* The effective uid and gid of process pid from /proc/<pid>/status; -ESRCH. Read it under a pin. */
 int proc_read_effective_ids(pid_t pid, uid_t *ret_euid, gid_t *ret_egid);
 

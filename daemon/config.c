@@ -1,14 +1,18 @@
-/* config.c: see config.h. Only the keys named here are accepted, so that a typo in an admin's file
- * is an error at start-up, not a limit silently left at its default. */
+/* config.c: see config.h. Only the keys named here are accepted, and every group named must exist,
+ * so that a typo in an admin's file is an error at start-up, not a limit silently left at its
+ * default or a grant to nobody. */
 #include <errno.h>
 #include <glib.h>
+#include <grp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "log.h"
 #include "manager.h"
 
-static const char *const known_keys[] = { "MaxContextsPerUser", "MaxContexts", NULL };
+static const char *const limit_keys[] = { "MaxContextsPerUser", "MaxContexts", NULL };
+static const char *const access_keys[] = { "UserModeGroups", "KernelModeGroups", "OnlyGroups", NULL };
 
 static int read_limit(GKeyFile *f, const char *path, const char *key, unsigned *value) {
         g_autoptr(GError) e = NULL;
@@ -37,15 +41,93 @@ static int check_known(GKeyFile *f, const char *path) {
         for (size_t i = 0; groups[i]; i++) {
                 g_auto(GStrv) keys = NULL;
 
-                if (strcmp(groups[i], "Limits") != 0)
+                const char *const *known = strcmp(groups[i], "Limits") == 0 ? limit_keys :
+                                           strcmp(groups[i], "Access") == 0 ? access_keys : NULL;
+
+                if (!known)
                         return log_error_errno(-EINVAL, "%s: unknown section [%s].", path, groups[i]);
                 keys = g_key_file_get_keys(f, groups[i], NULL, NULL);
                 for (size_t k = 0; keys && keys[k]; k++)
-                        if (!g_strv_contains(known_keys, keys[k]))
-                                return log_error_errno(-EINVAL, "%s: unknown key '%s' in [Limits].", path,
-                                                       keys[k]);
+                        if (!g_strv_contains(known, keys[k]))
+                                return log_error_errno(-EINVAL, "%s: unknown key '%s' in [%s].", path,
+                                                       keys[k], groups[i]);
         }
         return 0;
+}
+
+/* A group name, or a gid as a number; the group must exist, so that a typo is not a grant to
+ * nobody. */
+static int resolve_group(const char *word, gid_t *ret) {
+        struct group *g;
+        char *end;
+        unsigned long v;
+
+        errno = 0;
+        v = strtoul(word, &end, 10);
+        if (*word >= '0' && *word <= '9' && *end == '\0' && errno == 0 && v < (gid_t) -1)
+                g = getgrgid((gid_t) v);
+        else
+                g = getgrnam(word);
+        if (!g)
+                return -ENOENT;
+        *ret = g->gr_gid;
+        return 0;
+}
+
+static int read_groups(GKeyFile *f, const char *path, const char *key, GroupList *ret) {
+        g_autoptr(GError) e = NULL;
+        g_autofree char *s = NULL;
+        g_auto(GStrv) words = NULL;
+
+        if (!g_key_file_has_key(f, "Access", key, NULL))
+                return 0;
+        s = g_key_file_get_value(f, "Access", key, &e);
+        if (!s)
+                return log_error_errno(-EINVAL, "%s: [Access] %s: %s", path, key, e->message);
+        words = g_strsplit_set(s, ",; \t", -1);
+        for (size_t i = 0; words[i]; i++) {
+                gid_t gid;
+
+                if (words[i][0] == '\0')
+                        continue;
+                if (resolve_group(words[i], &gid) < 0)
+                        return log_error_errno(-EINVAL, "%s: [Access] %s: no group '%s'.", path, key, words[i]);
+                if (ret->n == ACCESS_POLICY_MAX_GROUPS)
+                        return log_error_errno(-EINVAL, "%s: [Access] %s: more than %d groups.", path, key,
+                                               ACCESS_POLICY_MAX_GROUPS);
+                ret->gids[ret->n++] = gid;
+        }
+        return 0;
+}
+
+static void print_groups(FILE *f, const char *key, const GroupList *l) {
+        fprintf(f, "%s=", key);
+        for (size_t i = 0; i < l->n; i++) {
+                struct group *g = getgrgid(l->gids[i]);
+                fprintf(f, "%s%s (%u)", i ? " " : "", g ? g->gr_name : "?", (unsigned) l->gids[i]);
+        }
+        fputc('\n', f);
+}
+
+void config_print(const Config *c, int paranoid, FILE *f) {
+        const AccessPolicy *a = &c->access;
+
+        fprintf(f, "[Limits]\nMaxContextsPerUser=%u\nMaxContexts=%u\n[Access]\n", c->max_contexts_per_uid,
+                c->max_contexts);
+        print_groups(f, "UserModeGroups", &a->user_mode);
+        print_groups(f, "KernelModeGroups", &a->kernel_mode);
+        print_groups(f, "OnlyGroups", &a->only);
+        fprintf(f, "perf_event_paranoid=%d: root counts everything", paranoid);
+        if (a->only.n > 0)
+                fputs("; nobody else but OnlyGroups' members may use pmapid", f);
+        if (a->kernel_mode.n > 0)
+                fputs("; KernelModeGroups' members count their own threads in user and kernel mode", f);
+        if (a->user_mode.n > 0)
+                fprintf(f, "; UserModeGroups' members count them in user mode%s",
+                        paranoid <= 1 ? " and kernel mode (paranoid allows it)" : "");
+        fprintf(f, "; other users %s.\n",
+                paranoid >= 3 ? "are refused" : paranoid == 2 ? "count their own threads in user mode" :
+                                                               "count their own threads in user and kernel mode");
 }
 
 int config_load(const char *path, bool required, Config *ret) {
@@ -71,6 +153,13 @@ int config_load(const char *path, bool required, Config *ret) {
         if (r < 0)
                 return r;
         r = read_limit(f, path, "MaxContexts", &c.max_contexts);
+        if (r < 0)
+                return r;
+        r = read_groups(f, path, "UserModeGroups", &c.access.user_mode);
+        if (r >= 0)
+                r = read_groups(f, path, "KernelModeGroups", &c.access.kernel_mode);
+        if (r >= 0)
+                r = read_groups(f, path, "OnlyGroups", &c.access.only);
         if (r < 0)
                 return r;
         *ret = c;

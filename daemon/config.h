@@ -3,19 +3,30 @@
  *   [Limits]
  *   MaxContextsPerUser=N       contexts one uid but root may own (default: half the counter budget)
  *   MaxContexts=N              contexts of all users together (default: the counter budget)
+ *   [Access]                   (access-policy.h; each a list of group names or gids, separated by
+ *   UserModeGroups=GROUPS       commas, semicolons or spaces; empty by default)
+ *   KernelModeGroups=GROUPS
+ *   OnlyGroups=GROUPS
  *
  * GError stops here: errors come back as negative errnos with one log line. */
 #pragma once
 
 #include <stdbool.h>
+#include <stdio.h>
+
+#include "access-policy.h"
 
 typedef struct Config {
         unsigned max_contexts_per_uid;
         unsigned max_contexts;
+        AccessPolicy access;
 } Config;
 
 /* Fills ret with the defaults, then what path sets. A missing file is fine when !required (the
  * default path); a present file with an unknown key, a bad value or bad syntax is -EINVAL. */
 int config_load(const char *path, bool required, Config *ret);
+/* pmapid --check-config: the effective configuration, one key a line, and what the access policy
+ * means at the perf_event_paranoid given. */
+void config_print(const Config *c, int paranoid, FILE *f);
 /* The largest value either limit takes. */
 #define CONFIG_MAX_LIMIT 1000000

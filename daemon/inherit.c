@@ -79,7 +79,7 @@ static int attach_inheritance(Manager *m, const Inheritance *in, pid_t pid, pid_
         int r;
 
         /* The owner's grant is checked again: the policy may have changed since. */
-        r = manager_counting_verdict(m, in->owner_uid, in->program);
+        r = manager_owner_verdict(m, in->owner_uid, in->program);
         if (r < 0)
                 return r;
         r = manager_attach(m, &spec, pid, tid, pidfd, &c);
@@ -149,7 +149,7 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
         }
         /* A child that changed its uid since must not keep what the kernel would refuse it. */
         if (caller->euid != in.owner_uid) {
-                r = manager_counting_verdict(m, caller->euid, in.program);
+                r = manager_caller_verdict(m, caller, in.program);
                 if (r < 0)
                         return r;
         }

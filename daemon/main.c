@@ -24,6 +24,7 @@ static const char *arg_config = DEFAULT_CONFIG;
 static bool arg_config_required;
 static bool arg_list_events;
 static bool arg_fd_store;
+static bool arg_check_config;
 
 static void help(void) {
         printf("pmapid [OPTIONS...]\n\n"
@@ -31,7 +32,9 @@ static void help(void) {
                "libpmapi clients on the system bus (%s).\n\n"
                "  -h --help                      Show this help\n"
                "     --version                   Show the version\n"
-               "     --config=FILE               Read limits from FILE (default %s)\n"
+               "     --config=FILE               Read limits and the access policy from FILE\n"
+               "                                 (default %s)\n"
+               "     --check-config              Print the effective configuration and exit\n"
                "     --max-contexts-per-user=N   Contexts one uid but root may hold (default %u)\n"
                "     --list-events               Print the event catalog of this machine and exit\n"
                "     --fd-store                  At SIGTERM, hand every context to the service\n"
@@ -41,7 +44,7 @@ static void help(void) {
 }
 
 static int parse_argv(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_CONFIG, ARG_MAX_CONTEXTS, ARG_LIST_EVENTS, ARG_FD_STORE };
+        enum { ARG_VERSION = 0x100, ARG_CONFIG, ARG_MAX_CONTEXTS, ARG_LIST_EVENTS, ARG_FD_STORE, ARG_CHECK_CONFIG };
         static const struct option options[] = {
                 { "help",                  no_argument,       NULL, 'h' },
                 { "version",               no_argument,       NULL, ARG_VERSION },
@@ -49,6 +52,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "max-contexts-per-user", required_argument, NULL, ARG_MAX_CONTEXTS },
                 { "list-events",           no_argument,       NULL, ARG_LIST_EVENTS },
                 { "fd-store",              no_argument,       NULL, ARG_FD_STORE },
+                { "check-config",          no_argument,       NULL, ARG_CHECK_CONFIG },
                 { "verbose",               no_argument,       NULL, 'v' },
                 {}
         };
@@ -81,6 +85,9 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case ARG_FD_STORE:
                         arg_fd_store = true;
+                        break;
+                case ARG_CHECK_CONFIG:
+                        arg_check_config = true;
                         break;
                 case 'v':
                         log_max_level = 7;
@@ -167,6 +174,18 @@ static int on_name_lost(sd_bus_message *message, void *userdata, sd_bus_error *e
         return sd_event_exit(sd_bus_get_event(d->bus), 0);
 }
 
+/* --check-config: what pmapid would run with, on this machine's perf_event_paranoid now. */
+static int check_config(void) {
+        Config config;
+
+        if (config_load(arg_config, arg_config_required, &config) < 0)
+                return EXIT_FAILURE;
+        if (arg_max_contexts_per_uid > 0)
+                config.max_contexts_per_uid = arg_max_contexts_per_uid;
+        config_print(&config, perf_event_paranoid(), stdout);
+        return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 static int run(void) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -211,6 +230,11 @@ static int run(void) {
         }
         m->max_contexts_per_uid = config.max_contexts_per_uid;
         m->max_contexts = config.max_contexts;
+        m->policy = config.access;
+        if (config.access.user_mode.n + config.access.kernel_mode.n + config.access.only.n > 0)
+                log_info("Access: %zu UserModeGroups, %zu KernelModeGroups, %zu OnlyGroups (pmapid --check-config "
+                         "names them).", config.access.user_mode.n, config.access.kernel_mode.n,
+                         config.access.only.n);
         log_info("Limits: %u contexts per user (root: no per-user limit), %u in all, %u fds for counters.",
                  m->max_contexts_per_uid, m->max_contexts, m->fd_budget);
         restored = reexec_restore(m) > 0 || fd_store_restore(m) > 0;
@@ -286,6 +310,8 @@ int main(int argc, char *argv[]) {
         r = parse_argv(argc, argv);
         if (r <= 0)
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        if (arg_check_config)
+                return check_config();
         if (reexec_remember(argv) < 0)
                 log_warning("Cannot tell where this binary is: SIGHUP will not re-execute it.");
         r = run();

@@ -33,10 +33,12 @@ static int system_error(sd_bus_error *error, Manager *m, int r) {
         case -EACCES:
                 return sd_bus_error_set(error, PMAPI_ERROR_KERNEL_MODE_DENIED,
                                         "Kernel-mode counting of these events refused: kernel.perf_event_paranoid "
-                                        "> 1 allows this caller user mode only; drop PM_KERNEL or run as root");
+                                        "> 1 allows this caller user mode only; drop PM_KERNEL, run as root, or ask an "
+                                        "administrator for [Access] KernelModeGroups= in pmapid.conf");
         case -EPERM:
                 return sd_bus_error_set(error, PMAPI_ERROR_ACCESS_DENIED,
-                                        "kernel.perf_event_paranoid forbids unprivileged perf; run as root");
+                                        "kernel.perf_event_paranoid forbids unprivileged perf; an administrator can allow "
+                                        "it to a group with [Access] UserModeGroups= in pmapid.conf; or run as root");
         case -ENODEV:
                 return sd_bus_error_set(error, PMAPI_ERROR_OPEN_FAILED,
                                         "The kernel refused to open these counters on the CPUs; try fewer or "
@@ -57,8 +59,9 @@ static int fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, const 
         const char *why = r == -EBUSY ? "another process counts every process" :
                           r == -EUSERS ? "this user owns its limit of system-wide contexts" :
                           r == -ENOTSUP ? "counting every process needs root" :
-                          r == -EPERM ? "kernel.perf_event_paranoid forbids unprivileged perf" :
-                          r == -EACCES ? "kernel-mode counting refused by kernel.perf_event_paranoid" : NULL;
+                          r == -EPERM ? "kernel.perf_event_paranoid forbids unprivileged perf (no [Access] grant)" :
+                          r == -EACCES ? "kernel-mode counting refused by kernel.perf_event_paranoid (no [Access] "
+                                        "KernelModeGroups grant)" : NULL;
 
         char more[96];
 

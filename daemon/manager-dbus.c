@@ -35,7 +35,19 @@ int manager_bus_caller(sd_bus_message *m, Manager *manager, sd_bus_error *error,
                 log_info("Refused %s to bus connection '%s': the process that opened it has exited or runs as "
                          "another user now%s.", sd_bus_message_get_member(m), sd_bus_message_get_sender(m) ?: "-",
                          more);
-        return r < 0 ? bus_error_caller(error, r) : 0;
+        if (r < 0)
+                return bus_error_caller(error, r);
+        if (!access_policy_admits(&manager->policy, ret)) {
+                manager->n_refused++;
+                if (manager_log_budget(manager, ret->euid, more, sizeof(more)))
+                        log_notice("Refused %s to pid %d uid %u: not a member of [Access] OnlyGroups%s.",
+                                   sd_bus_message_get_member(m), (int) ret->pid, (unsigned) ret->euid, more);
+                return sd_bus_error_set(error, PMAPI_ERROR_ACCESS_DENIED,
+                                        "The administrator allows pmapi only to the groups of [Access] OnlyGroups "
+                                        "in pmapid.conf; ask to be added to one, or run as root");
+        }
+        manager_note_grant(manager, ret);
+        return 0;
 }
 
 int manager_bus_read_target(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret) {
@@ -69,9 +81,12 @@ int manager_bus_fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, i
                  * ThreadsMissed counts it; a line per thread would be thousands. */
         } else if (r == -EPERM || r == -EACCES || r == -EDQUOT || r == -ENFILE) {
                 if (manager_log_budget(manager, t->caller.euid, more, sizeof(more)))
-                        log_info("Refused %s on thread %d of pid %d to pid %d uid %u: %s%s.", method, (int) t->tid,
+                        log_info("Refused %s on thread %d of pid %d to pid %d uid %u: %s%s%s.", method, (int) t->tid,
                                  (int) t->pid, (int) t->caller.pid, (unsigned) t->caller.euid,
-                                 bus_error_name_from_errno(r), more);
+                                 bus_error_name_from_errno(r),
+                                 r == -EPERM ? " (perf_event_paranoid, no [Access] grant)" :
+                                 r == -EACCES ? " (perf_event_paranoid, no [Access] KernelModeGroups grant)" : "",
+                                 more);
         } else
                 log_debug("%s on thread %d of pid %d by pid %d uid %u failed: %s.", method, (int) t->tid,
                           (int) t->pid, (int) t->caller.pid, (unsigned) t->caller.euid,
@@ -92,9 +107,16 @@ static int method_get_events(sd_bus_message *m, void *userdata, sd_bus_error *er
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Manager *manager = userdata;
         const EventTable *t = manager->events;
+        Caller caller;
         int r;
 
-        (void) error;
+        /* pm_init: where OnlyGroups is set, the catalog is the service too; elsewhere it names nobody
+         * and anyone may read it. */
+        if (manager->policy.only.n > 0) {
+                r = manager_bus_caller(m, manager, error, &caller);
+                if (r < 0)
+                        return r;
+        }
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;

@@ -121,7 +121,7 @@ int manager_set_group_program(Manager *m, const Caller *caller, pid_t pid, pid_t
                 return r;
         if (manager_lookup(m, tid))
                 return -EEXIST;
-        r = manager_counting_verdict(m, caller->euid, program);
+        r = manager_caller_verdict(m, caller, program);
         if (r < 0)
                 return r;
 

@@ -70,7 +70,7 @@ int manager_set_system_program(Manager *m, const Caller *caller, const Program *
                 return -EBUSY;
         if (system_owners_count_uid(m->systems, caller->euid) >= SYSTEM_OWNERS_MAX_PER_UID)
                 return -EUSERS;
-        r = manager_counting_verdict(m, caller->euid, program);
+        r = manager_caller_verdict(m, caller, program);
         if (r < 0)
                 return r;
         r = cpu_list_n_possible(&n_cpus);

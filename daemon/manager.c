@@ -61,6 +61,7 @@ int manager_new(sd_event *event, const CounterBackend *backend, EventTable *even
         m->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, context_destroy);
         m->groups = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, group_destroy);
         m->contexts_per_uid = g_hash_table_new(g_direct_hash, g_direct_equal);
+        m->uid_grants = g_hash_table_new(g_direct_hash, g_direct_equal);
         m->predecessors = g_new0(char *, 1);
         m->missed = missed_new();
         if (system_owners_new(event, &m->systems) < 0)
@@ -77,6 +78,7 @@ Manager *manager_free(Manager *m) {
         g_hash_table_destroy(m->groups);        /* groups first: they point at live contexts */
         g_hash_table_destroy(m->threads);
         g_hash_table_destroy(m->contexts_per_uid);
+        g_hash_table_destroy(m->uid_grants);
         caller_lookup_free(m->lookup);  /* before the cache it fills */
         caller_cache_free(m->callers);
         log_budget_free(m->log_budget);
@@ -337,14 +339,15 @@ int manager_check_read(const Manager *m, const Caller *caller, const Program *pr
         /* The owner was granted the program when it was set, as the kernel grants at open. */
         if (caller->euid == owner_uid || caller->euid == 0 || !program_counts_kernel(program))
                 return 0;
-        return manager_counting_verdict(m, caller->euid, program) < 0 ? -EACCES : 0;
+        return manager_caller_verdict(m, caller, program) < 0 ? -EACCES : 0;
 }
 
-int manager_counting_verdict(const Manager *m, uid_t uid, const Program *program) {
+int manager_counting_verdict(const Manager *m, uid_t uid, PolicyGrant grant, const Program *program) {
         bool kernel = program_counts_kernel(program);
         bool owner_ok = program_owner_may_count_kernel(program, m->events);
+        int paranoid = access_policy_paranoid(grant, perf_event_paranoid());
 
-        switch (caller_may_count(uid, perf_event_paranoid(), kernel, owner_ok)) {
+        switch (caller_may_count(uid, paranoid, kernel, owner_ok)) {
         case COUNT_ALLOWED:
                 return 0;
         case COUNT_KERNEL_DENIED:
@@ -352,6 +355,21 @@ int manager_counting_verdict(const Manager *m, uid_t uid, const Program *program
         default:
                 return -EPERM;
         }
+}
+
+int manager_caller_verdict(const Manager *m, const Caller *caller, const Program *program) {
+        return manager_counting_verdict(m, caller->euid, access_policy_grant(&m->policy, caller), program);
+}
+
+int manager_owner_verdict(const Manager *m, uid_t uid, const Program *program) {
+        gpointer g = g_hash_table_lookup(m->uid_grants, GUINT_TO_POINTER(uid));
+        return manager_counting_verdict(m, uid, g ? (PolicyGrant) (GPOINTER_TO_INT(g) - 1) : POLICY_GRANT_NONE,
+                                        program);
+}
+
+void manager_note_grant(Manager *m, const Caller *caller) {
+        g_hash_table_insert(m->uid_grants, GUINT_TO_POINTER(caller->euid),
+                            GINT_TO_POINTER((int) access_policy_grant(&m->policy, caller) + 1));
 }
 
 int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int pidfd, Context **ret) {
@@ -467,7 +485,7 @@ int manager_set_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, 
                 return r;
         if (manager_lookup(m, tid))
                 return -EEXIST;
-        r = manager_counting_verdict(m, caller->euid, program);
+        r = manager_caller_verdict(m, caller, program);
         if (r < 0)
                 return r;
         spec = (AttachSpec) {

@@ -17,6 +17,7 @@
 
 #include "access.h"
 #include "caller-cache.h"
+#include "access-policy.h"
 #include "caller.h"
 #include "context.h"
 #include "counter.h"
@@ -65,6 +66,9 @@ typedef struct Manager {
                                          * (handover.h), oldest first; never NULL */
         LogBudget *log_budget;          /* refusal lines per uid: NULL until on a bus */
         CallerLookup *lookup;           /* new senders' credentials without waiting: NULL until on a bus */
+        AccessPolicy policy;            /* [Access] of pmapid.conf (access-policy.h) */
+        GHashTable *uid_grants;         /* uid -> PolicyGrant + 1 of its last caller: for re-checks of
+                                         * an owner's grant when its context passes on (inherit.c) */
 } Manager;
 
 /* The fds contexts may hold: RLIMIT_NOFILE less MANAGER_FDS_RESERVED (at least 1). */
@@ -153,7 +157,14 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
 
 /* For manager*.c and inherit.c only. */
 Context *manager_lookup(Manager *m, pid_t tid);
-int manager_counting_verdict(const Manager *m, uid_t uid, const Program *program);
+/* May uid, with the administrator's grant, count program? 0, -EPERM (no counting) or -EACCES
+ * (kernel mode refused). */
+int manager_counting_verdict(const Manager *m, uid_t uid, PolicyGrant grant, const Program *program);
+/* The same for a caller (its own grant), and for an owner uid (the grant of its last caller). */
+int manager_caller_verdict(const Manager *m, const Caller *caller, const Program *program);
+int manager_owner_verdict(const Manager *m, uid_t uid, const Program *program);
+/* Notes a caller's grant under its uid (manager_bus_caller). */
+void manager_note_grant(Manager *m, const Caller *caller);
 
 /* What a new context is: whose, on whose thread, made how, counting what, in which group. */
 typedef struct AttachSpec {

@@ -69,7 +69,11 @@ static void help(void) {
 #define usage_error(...) tool_usage_error("pmcount", __VA_ARGS__)
 
 int pmcount_fail(const char *what, int pm_code) {
-        fprintf(stderr, "pmcount: %s: %s\n", what, pm_strerror(NULL, pm_code));
+        char where[256];
+
+        /* pm_error adds pmapid's own reason: which rule refused, and what an administrator can change. */
+        snprintf(where, sizeof(where), "pmcount: %s", what);
+        pm_error(where, pm_code);
         return TOOL_EXIT_OWN;
 }
 

@@ -59,10 +59,14 @@ static void help(void) {
 int pmctl_fail(const Options *o, int pm_code) {
         const char *message = pm_strerror(NULL, pm_code);
 
+        char where[128];
+
+        /* pm_error adds pmapid's own reason for the refusal, where it gave one. */
         if (o->pid > 0)
-                fprintf(stderr, "pmctl: %s %d/%d: %s\n", o->verb, (int) o->pid, (int) o->tid, message);
+                snprintf(where, sizeof(where), "pmctl: %s %d/%d", o->verb, (int) o->pid, (int) o->tid);
         else
-                fprintf(stderr, "pmctl: %s: %s\n", o->verb, message);
+                snprintf(where, sizeof(where), "pmctl: %s", o->verb);
+        pm_error(where, pm_code);
         if (o->json) {
                 JsonWriter w;
 

@@ -98,6 +98,39 @@ static void test_malformed_files_are_refused(void **state) {
         }
 }
 
+/* [Access]: names and gids, any separator; every group must exist. */
+static void test_access_groups_are_read(void **state) {
+        Config c;
+
+        (void) state;
+        write_conf("[Access]\nUserModeGroups=users; 50,0\nKernelModeGroups = root\nOnlyGroups=\n");
+        assert_int_equal(config_load(path, true, &c), 0);
+        assert_int_equal(c.access.user_mode.n, 3);
+        assert_int_equal(c.access.user_mode.gids[0], 100);     /* Debian's users */
+        assert_int_equal(c.access.user_mode.gids[1], 50);
+        assert_int_equal(c.access.user_mode.gids[2], 0);
+        assert_int_equal(c.access.kernel_mode.n, 1);
+        assert_int_equal(c.access.kernel_mode.gids[0], 0);
+        assert_int_equal(c.access.only.n, 0);
+}
+
+static void test_bad_access_is_refused(void **state) {
+        static const char *const bad[] = {
+                "[Access]\nUserModeGroups=no-such-group-pmapi\n",
+                "[Access]\nKernelModeGroups=users,4294967000\n",
+                "[Access]\nOnlyGroup=users\n",                  /* a typo is not ignored */
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                Config c;
+                write_conf(bad[i]);
+                if (config_load(path, true, &c) != -EINVAL)
+                        fail_msg("accepted: %s", bad[i]);
+                teardown(NULL);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_missing_default_file_gives_the_defaults),
@@ -105,6 +138,8 @@ int main(void) {
                 cmocka_unit_test_teardown(test_limits_are_read, teardown),
                 cmocka_unit_test_teardown(test_one_limit_keeps_the_other_default, teardown),
                 cmocka_unit_test_teardown(test_malformed_files_are_refused, teardown),
+                cmocka_unit_test_teardown(test_access_groups_are_read, teardown),
+                cmocka_unit_test_teardown(test_bad_access_is_refused, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

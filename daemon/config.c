@@ -123,7 +123,7 @@ void config_print(const Config *c, int paranoid, FILE *f) {
         if (a->kernel_mode.n > 0)
                 fputs("; KernelModeGroups' members count their own threads in user and kernel mode", f);
         if (a->user_mode.n > 0)
-                fprintf(f, "; UserModeGroups' members count them in user mode%s",
+                fprintf(f, "; UserModeGroups' members count their own threads in user mode%s",
                         paranoid <= 1 ? " and kernel mode (paranoid allows it)" : "");
         fprintf(f, "; other users %s.\n",
                 paranoid >= 3 ? "are refused" : paranoid == 2 ? "count their own threads in user mode" :

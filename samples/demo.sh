@@ -16,7 +16,11 @@ ninja -C build >/dev/null
 
 dir=$(mktemp -d /tmp/pmapi-demo-XXXXXX)
 trap 'sh scripts/private-bus.sh stop "$dir"; rm -rf "$dir"' EXIT
-address=$(sh scripts/private-bus.sh start "$dir" "$top/build/daemon/pmapid")
+# The administrator's policy (pmapid.conf [Access]): members of "users" count their own threads
+# whatever kernel.perf_event_paranoid says; stock Debian kernels say 3, no unprivileged perf.
+printf '[Access]\nUserModeGroups=users\n' > "$dir/pmapid.conf"
+users_gid=$(getent group users | cut -d: -f3)
+address=$(sh scripts/private-bus.sh start "$dir" "$top/build/daemon/pmapid" --config="$dir/pmapid.conf")
 export DBUS_SYSTEM_BUS_ADDRESS="$address"
 # The programs other users run, where they can reach them (a clone in /root is root's alone).
 bin="$dir/bin"
@@ -28,12 +32,27 @@ cp build/samples/s1-single-thread build/samples/s4-thread-group build/pmapi/util
 chmod 755 "$dir" "$bin"
 export LD_LIBRARY_PATH="$bin"
 pmctl="$bin/pmctl"
-as_user() {     # as_user UID COMMAND...: a process of that user on the private bus
+as_user() {     # as_user UID COMMAND...: a process of that user, in group users, on the private bus
+        uid=$1
+        shift
+        setpriv --reuid="$uid" --regid="$uid" --groups="$users_gid" env DBUS_SYSTEM_BUS_ADDRESS="$address" \
+                LD_LIBRARY_PATH="$LD_LIBRARY_PATH" HOME="$dir" "$@"
+}
+as_outsider() { # the same, in no group but its own
         uid=$1
         shift
         setpriv --reuid="$uid" --regid="$uid" --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$address" \
                 LD_LIBRARY_PATH="$LD_LIBRARY_PATH" HOME="$dir" "$@"
 }
+
+echo "== Who may count: kernel.perf_event_paranoid is $(cat /proc/sys/kernel/perf_event_paranoid), and pmapid.conf says"
+"$top/build/daemon/pmapid" --check-config --config="$dir/pmapid.conf"
+echo "-- nobody in group users counts its own command; nobody in no group$(
+        [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 3 ] && echo " is refused (paranoid 3)" ||
+        echo " too, at this paranoid (at 3 it would be refused)")"
+as_user 65534 "$bin/pmcount" -e PM_PAGE_FLT -- "$bin/touch-pages" 1000 2>&1 | grep -E 'PM_PAGE_FLT|pmcount:'
+as_outsider 65534 "$bin/pmcount" -e PM_PAGE_FLT -- "$bin/touch-pages" 1000 2>&1 | grep -E 'PM_PAGE_FLT|pmcount:' || true
+echo
 
 echo "== pmlist: the event catalog as pm_init sees it"
 COLUMNS=110 "$bin/pmlist"
@@ -110,7 +129,7 @@ wait
 echo
 echo "== pmstat --proctree as nobody: a pipeline and everything it starts; without --proctree, refused"
 as_user 65534 "$bin/pmstat" --proctree -I 250 -- sh -c 'seq 2000000 | sort -n | tail -1'
-as_user 65534 "$bin/pmstat" || true
+as_outsider 65534 "$bin/pmstat" || true
 echo
 echo "== pmapid's log"
 cat "$dir/pmapid.log"

@@ -36,6 +36,24 @@ int caller_from_message(sd_bus_message *m, Caller *ret, int *ret_pin) {
         return caller_from_creds(pid, euid, groups, n_groups > 0 ? (size_t) n_groups : 0, ret, ret_pin);
 }
 
+void caller_refresh_groups(Caller *c) {
+        gid_t now[CALLER_MAX_GROUPS * 4];
+        int n_now = proc_read_groups(c->pid, now, ELEMENTSOF(now));
+        unsigned kept = 0;
+        uid_t euid;
+        gid_t egid;
+
+        if (proc_read_effective_ids(c->pid, &euid, &egid) < 0 || egid != c->egid)
+                c->egid = (gid_t) -1;
+        for (unsigned i = 0; i < c->n_groups; i++)
+                for (int k = 0; k < n_now; k++)
+                        if (now[k] == c->groups[i]) {
+                                c->groups[kept++] = c->groups[i];
+                                break;
+                        }
+        c->n_groups = kept;
+}
+
 bool caller_in_group(const Caller *c, gid_t gid) {
         if (c->egid == gid)
                 return true;

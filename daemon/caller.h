@@ -20,6 +20,10 @@ typedef struct Caller {
         unsigned n_groups;
 } Caller;
 
+/* Drops the groups the caller's process no longer holds (its primary group included: then unknown,
+ * (gid_t) -1): a group given up since the connection's first call grants nothing. It only ever
+ * takes away, so a pid reused meanwhile can grant nothing either. */
+void caller_refresh_groups(Caller *c);
 /* Whether gid is the caller's primary group or one of its supplementary groups. */
 bool caller_in_group(const Caller *c, gid_t gid);
 

@@ -92,6 +92,11 @@ static int read_groups(GKeyFile *f, const char *path, const char *key, GroupList
                         continue;
                 if (resolve_group(words[i], &gid) < 0)
                         return log_error_errno(-EINVAL, "%s: [Access] %s: no group '%s'.", path, key, words[i]);
+                for (size_t k = 0; k < ret->n && gid != (gid_t) -1; k++)
+                        if (ret->gids[k] == gid)
+                                gid = (gid_t) -1;               /* named twice: once is enough */
+                if (gid == (gid_t) -1)
+                        continue;
                 if (ret->n == ACCESS_POLICY_MAX_GROUPS)
                         return log_error_errno(-EINVAL, "%s: [Access] %s: more than %d groups.", path, key,
                                                ACCESS_POLICY_MAX_GROUPS);

@@ -1,4 +1,4 @@
-/* test-access-policy.c: the administrator's grants on made-up callers: membership by primary or
+/* test-policy-grants.c: the administrator's grants on made-up callers: membership by primary or
  * supplementary group, KernelModeGroups over UserModeGroups, OnlyGroups admitting root and its
  * members only, and the perf_event_paranoid each grant is judged by, through caller_may_count. */
 #include <setjmp.h>

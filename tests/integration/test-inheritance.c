@@ -33,21 +33,6 @@ static BusFixture fixture;
 #define LIBRARY_FAULTS 3
 #define CHECK_PAGES(value, n) CHECK_RANGE(value, (long long) (n), (long long) (n) + LIBRARY_FAULTS)
 
-/* pmapid's count of threads attached from fork records that never called Inherit. */
-static uint64_t attached_late(void) {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus *bus = NULL;
-        uint64_t n = 0;
-
-        if (sd_bus_open_system(&bus) >= 0)
-                (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
-                                                   "org.pmapi.PerfMon1.Manager", "ThreadsAttachedLate",
-                                                   &error, 't', &n);
-        sd_bus_error_free(&error);
-        sd_bus_flush_close_unref(bus);
-        return n;
-}
-
 /* S3: aux inherits main's program with counting off; each thread counts only its own work. */
 static pm_prog_t s3_prog;
 

@@ -26,6 +26,7 @@
 #include <systemd/sd-bus.h>
 
 #include "bus-fixture.h"
+#include "workload.h"
 #include "csv-read.h"
 
 #define PAGES 2000
@@ -144,21 +145,6 @@ static long long csv_count(const char *csv, const char *comm) {
         }
         csv_read_free(rows);
         return v;
-}
-
-/* pmapid's count of threads attached from fork records that never called Inherit. */
-static uint64_t attached_late(void) {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus *bus = NULL;
-        uint64_t n = 0;
-
-        if (sd_bus_open_system(&bus) >= 0)
-                (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
-                                                   "org.pmapi.PerfMon1.Manager", "ThreadsAttachedLate",
-                                                   &error, 't', &n);
-        sd_bus_error_free(&error);
-        sd_bus_flush_close_unref(bus);
-        return n;
 }
 
 /* The directory of PMAPI_PRELOAD (the module pmcount finds), with a trailing slash. */

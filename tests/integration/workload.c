@@ -1,5 +1,6 @@
 /* workload.c: see workload.h. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,20 @@ int page_fault_program(pm_prog_t *prog, int mode) {
         prog->events[0] = find_event_id(&info, "PM_PAGE_FLT");
         prog->events[1] = find_event_id(&info, "PM_MINOR_FLT");
         return prog->events[0] > 0 && prog->events[1] > 0 ? 0 : -1;
+}
+
+uint64_t attached_late(void) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus *bus = NULL;
+        uint64_t n = 0;
+
+        if (sd_bus_open_system(&bus) >= 0)
+                (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
+                                                   "org.pmapi.PerfMon1.Manager", "ThreadsAttachedLate",
+                                                   &error, 't', &n);
+        sd_bus_error_free(&error);
+        sd_bus_flush_close_unref(bus);
+        return n;
 }
 
 int wait_for_context_count(unsigned n, int timeout_ms) {

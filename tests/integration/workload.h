@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pmapi.h"
 
@@ -16,6 +17,9 @@ void program_one(pm_prog_t *prog, int mode, int event);
 /* pm_init(PM_VERIFIED) and a program counting PM_PAGE_FLT on counter 0 and PM_MINOR_FLT on
  * counter 1 with the given mode. Returns 0 or -1. */
 int page_fault_program(pm_prog_t *prog, int mode);
+/* pmapid's Manager property ThreadsAttachedLate: threads attached from fork records (0 if
+ * unreadable). */
+uint64_t attached_late(void);
 /* Waits up to timeout_ms until pmapid's Manager reports n contexts; returns 0 or -1. */
 int wait_for_context_count(unsigned n, int timeout_ms);
 /* The highest online CPU: a workload pinned there is away from CPU 0's daemons. */

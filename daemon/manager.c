@@ -3,6 +3,8 @@
  * exit. A member that exits leaves its final counts in its group; a member whose context is deleted
  * takes its data out. A group lives while it has live members or until it is deleted. */
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,10 +363,31 @@ int manager_caller_verdict(const Manager *m, const Caller *caller, const Program
         return manager_counting_verdict(m, caller->euid, access_policy_grant(&m->policy, caller), program);
 }
 
+/* An owner not seen on the bus by this image (a re-exec or the fd store keeps contexts, not this
+ * cache): its groups in the group database, as login would give them. */
+static PolicyGrant database_grant(const Manager *m, uid_t uid) {
+        struct passwd *pw = getpwuid(uid);
+        gid_t groups[CALLER_MAX_GROUPS];
+        int n = CALLER_MAX_GROUPS;
+        Caller c = { .euid = uid, .egid = (gid_t) -1 };
+
+        if (!pw)
+                return POLICY_GRANT_NONE;
+        c.egid = pw->pw_gid;
+        if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0)
+                n = CALLER_MAX_GROUPS;  /* more than fit: the first ones */
+        c.n_groups = (unsigned) n;
+        memcpy(c.groups, groups, (size_t) n * sizeof(gid_t));
+        return access_policy_grant(&m->policy, &c);
+}
+
 int manager_owner_verdict(const Manager *m, uid_t uid, const Program *program) {
         gpointer g = g_hash_table_lookup(m->uid_grants, GUINT_TO_POINTER(uid));
-        return manager_counting_verdict(m, uid, g ? (PolicyGrant) (GPOINTER_TO_INT(g) - 1) : POLICY_GRANT_NONE,
-                                        program);
+        PolicyGrant grant = g ? (PolicyGrant) (GPOINTER_TO_INT(g) - 1) : POLICY_GRANT_NONE;
+
+        if (!g && uid != 0 && m->policy.user_mode.n + m->policy.kernel_mode.n > 0)
+                grant = database_grant(m, uid);
+        return manager_counting_verdict(m, uid, grant, program);
 }
 
 void manager_note_grant(Manager *m, const Caller *caller) {

@@ -45,7 +45,7 @@ static int read_creds(sd_bus_message *reply, pid_t *ret_pid, uid_t *ret_uid, gid
                         if (r >= 0)
                                 r = sd_bus_message_read_array(reply, 'u', (const void **) &gids, &n_bytes);
                         if (r >= 0) {
-                                for (size_t i = 0; i < n_bytes / sizeof(uint32_t) && i < CALLER_MAX_GROUPS; i++)
+                                for (size_t i = 0; i < n_bytes / sizeof(uint32_t) && *ret_n_groups < CALLER_MAX_GROUPS; i++)
                                         ret_groups[(*ret_n_groups)++] = (gid_t) gids[i];
                                 r = sd_bus_message_exit_container(reply);
                         }

@@ -44,7 +44,7 @@ void caller_refresh_groups(Caller *c) {
         gid_t egid;
 
         if (proc_read_effective_ids(c->pid, &euid, &egid) < 0 || egid != c->egid)
-                c->egid = (gid_t) -1;
+                c->egid_vouched = false;
         for (unsigned i = 0; i < c->n_groups; i++)
                 for (int k = 0; k < n_now; k++)
                         if (now[k] == c->groups[i]) {
@@ -55,7 +55,7 @@ void caller_refresh_groups(Caller *c) {
 }
 
 bool caller_in_group(const Caller *c, gid_t gid) {
-        if (c->egid == gid)
+        if (c->egid_vouched && c->egid == gid)
                 return true;
         for (unsigned i = 0; i < c->n_groups; i++)
                 if (c->groups[i] == gid)
@@ -96,6 +96,9 @@ static void held_groups(pid_t pid, const gid_t *bus_groups, size_t n_bus, Caller
         int n_now = n_bus > 0 ? proc_read_groups(pid, now, ELEMENTSOF(now)) : 0;
 
         c->n_groups = 0;
+        c->egid_vouched = false;
+        for (size_t i = 0; i < n_bus; i++)
+                c->egid_vouched = c->egid_vouched || bus_groups[i] == c->egid;
         for (size_t i = 0; i < n_bus && c->n_groups < CALLER_MAX_GROUPS; i++)
                 for (int k = 0; k < n_now; k++)
                         if (now[k] == bus_groups[i]) {

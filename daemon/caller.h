@@ -18,13 +18,15 @@ typedef struct Caller {
          * more). */
         gid_t groups[CALLER_MAX_GROUPS];
         unsigned n_groups;
+        bool egid_vouched;              /* egid was among the bus's groups: it may grant too */
 } Caller;
 
 /* Drops the groups the caller's process no longer holds (its primary group included: then unknown,
  * (gid_t) -1): a group given up since the connection's first call grants nothing. It only ever
  * takes away, so a pid reused meanwhile can grant nothing either. */
 void caller_refresh_groups(Caller *c);
-/* Whether gid is the caller's primary group or one of its supplementary groups. */
+/* Whether gid is one of the caller's groups for the policy: a supplementary group, or its primary
+ * group where the bus vouched for it (not one a set-group-ID program took after connecting). */
 bool caller_in_group(const Caller *c, gid_t gid);
 
 /* The broker vouches for the sender's PID and EUID as they were when it connected; nothing else

@@ -381,12 +381,15 @@ static PolicyGrant database_grant(const Manager *m, uid_t uid) {
         return access_policy_grant(&m->policy, &c);
 }
 
-int manager_owner_verdict(const Manager *m, uid_t uid, const Program *program) {
+int manager_owner_verdict(Manager *m, uid_t uid, const Program *program) {
         gpointer g = g_hash_table_lookup(m->uid_grants, GUINT_TO_POINTER(uid));
         PolicyGrant grant = g ? (PolicyGrant) (GPOINTER_TO_INT(g) - 1) : POLICY_GRANT_NONE;
 
-        if (!g && uid != 0 && m->policy.user_mode.n + m->policy.kernel_mode.n > 0)
+        /* Once per uid: a lookup may be slow (a directory service), and new threads are many. */
+        if (!g && uid != 0 && m->policy.user_mode.n + m->policy.kernel_mode.n > 0) {
                 grant = database_grant(m, uid);
+                g_hash_table_insert(m->uid_grants, GUINT_TO_POINTER(uid), GINT_TO_POINTER((int) grant + 1));
+        }
         return manager_counting_verdict(m, uid, grant, program);
 }
 

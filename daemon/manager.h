@@ -162,7 +162,7 @@ Context *manager_lookup(Manager *m, pid_t tid);
 int manager_counting_verdict(const Manager *m, uid_t uid, PolicyGrant grant, const Program *program);
 /* The same for a caller (its own grant), and for an owner uid (the grant of its last caller). */
 int manager_caller_verdict(const Manager *m, const Caller *caller, const Program *program);
-int manager_owner_verdict(const Manager *m, uid_t uid, const Program *program);
+int manager_owner_verdict(Manager *m, uid_t uid, const Program *program);
 /* Notes a caller's grant under its uid (manager_bus_caller). */
 void manager_note_grant(Manager *m, const Caller *caller);
 

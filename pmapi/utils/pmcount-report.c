@@ -4,6 +4,7 @@
  * it; with -r the variation), CSV with one value a row, and one JSON document. The numbers are the
  * same in all three; man/pmcount.1 describes each field. A partial count says so in each form. */
 #include <errno.h>
+#include <glib.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -362,6 +363,9 @@ void report_csv_header(Report *r) {
         r->csv_header_written = true;
 }
 
+/* With -I every row has the time_ns column, empty but in the interval rows. */
+static bool csv_time_column;
+
 static void csv_row(CsvWriter *w, const char *record, const MemberRow *m, const char *name, const char *status,
                     const char *format, ...) __attribute__((format(printf, 6, 7)));
 
@@ -389,12 +393,14 @@ static void csv_row(CsvWriter *w, const char *record, const MemberRow *m, const 
         }
         va_end(ap);
         csv_field(w, value);
+        if (csv_time_column)
+                csv_field(w, NULL);
         csv_end_row(w);
 }
 
 static int write_csv(Report *r, FILE *f) {
+        char id[16], number[G_ASCII_DTOSTR_BUF_SIZE];   /* CSV numbers are plain, whatever the locale */
         int s = r->wait_status;
-        char id[16];
         CsvWriter w;
         Usage u[7];
         size_t n = usage_list(r, u);
@@ -402,6 +408,7 @@ static int write_csv(Report *r, FILE *f) {
         if (!r->csv_header_written)
                 report_csv_header(r);
         csv_writer_init_sep(&w, f, r->options->separator);
+        csv_time_column = r->options->interval_ms > 0;
         if (attached(r)) {
                 csv_row(&w, "target", NULL, "pid", NULL, "%d", (int) r->options->attach_pid);
                 csv_row(&w, "target", NULL, "tid", NULL, "%d", (int) r->options->attach_tid);
@@ -429,7 +436,8 @@ static int write_csv(Report *r, FILE *f) {
                         count_of(r, c));
                 if (r->n_runs > 1)
                         csv_row(&w, "event_stddev", NULL, report_event_name(r, c, id), report_event_status(r, c),
-                                "%.3f", run_stat_stddev(&r->counts[c]));
+                                "%s", g_ascii_formatd(number, sizeof(number), "%.3f",
+                                                      run_stat_stddev(&r->counts[c])));
         }
         if (!attached(r))
                 for (size_t i = 0; i < n; i++)

@@ -133,17 +133,18 @@ static int make_group(pm_prog_t *prog) {
         return 0;
 }
 
-/* -I: every interval until the command exits, the group's counts so far; then wait4. */
-static int wait_command(Report *rep, pid_t pid) {
+/* -I: every interval from start until the command exits, the group's counts so far; then wait4.
+ * A read or a write that fails ends the lines, not the command: pmcount waits for it and then
+ * fails (125). */
+static int wait_command(Report *rep, pid_t pid, uint64_t start) {
         const Options *o = rep->options;
+        uint64_t step = o->interval_ms * 1000000ULL, next = start + step;
         _cleanup_close_ int pidfd = -1;
-        uint64_t next;
-        int r;
+        int r, failure = 0;
 
         if (o->interval_ms > 0)
                 pidfd = pidfd_open(pid, 0);
-        next = rep->interval_start_ns + o->interval_ms * 1000000ULL;
-        while (pidfd >= 0) {
+        while (pidfd >= 0 && failure == 0) {
                 struct pollfd p = { .fd = pidfd, .events = POLLIN };
                 uint64_t now = pmcount_now_ns();
                 pm_data_t data;
@@ -156,14 +157,14 @@ static int wait_command(Report *rep, pid_t pid) {
                 now = pmcount_now_ns();
                 if (now < next)
                         continue;
-                next += o->interval_ms * 1000000ULL;
+                while (next <= now)     /* a late wake-up skips the lines it missed */
+                        next += step;
                 r = pm_get_data_mygroup(&data);
                 if (r != 0)
-                        return pmcount_fail("reading the counting group", r);
-                r = report_interval(rep, &data, now);
-                if (r < 0) {
+                        failure = pmcount_fail("reading the counting group", r);
+                else if ((r = report_interval(rep, &data, now)) < 0) {
                         fprintf(stderr, "pmcount: cannot write the report: %s\n", strerror(-r));
-                        return TOOL_EXIT_OWN;
+                        failure = TOOL_EXIT_OWN;
                 }
         }
         do
@@ -173,7 +174,7 @@ static int wait_command(Report *rep, pid_t pid) {
                 fprintf(stderr, "pmcount: wait4: %m\n");
                 return TOOL_EXIT_OWN;
         }
-        return 0;
+        return failure;
 }
 
 /* Forks, runs the command in the child and waits for it; fills the run's part of the report.
@@ -212,13 +213,10 @@ static int fork_and_wait(const Options *o, const char *preload, Report *rep) {
         close(fds[0]);
 
         rep->pid = pid;
-        r = wait_command(rep, pid);
+        r = wait_command(rep, pid, start);
         rep->elapsed_ns = pmcount_now_ns() - start;
-        if (r != 0) {
-                (void) kill(pid, SIGKILL);
-                (void) waitpid(pid, NULL, 0);
+        if (r != 0)
                 return r;
-        }
         if (n == sizeof(f) && f.stage == 1)
                 return pmcount_fail("joining the counting group", f.code);
         if (n == sizeof(f)) {
@@ -272,6 +270,10 @@ int run_command(const Options *o, Report *rep) {
                 if (r != 0)
                         return r;
                 report_add_run(rep);
+                /* ^C or ^\ at the terminal ends the repeats too, as perf stat -r: the report comes. */
+                if (WIFSIGNALED(rep->wait_status) &&
+                    (WTERMSIG(rep->wait_status) == SIGINT || WTERMSIG(rep->wait_status) == SIGQUIT))
+                        break;
         }
         return 0;
 }

@@ -221,6 +221,8 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         if (o->attach_tid > 0) {
                 if (optind < argc)
                         return usage_error("-p and -t count what already runs: no COMMAND with them");
+                if (o->per_thread)
+                        return usage_error("--per-thread is for a COMMAND's threads: not with -p or -t");
                 if (o->repeat > 1)
                         return usage_error("-r repeats a COMMAND: not with -p or -t");
                 if (!o->attach_process && thread_process(o->attach_tid, &o->attach_pid) < 0)
@@ -295,7 +297,6 @@ static int run(const Options *o, const pm_info_t *info) {
                         rep.target_gone ? "the target exited after the last read" :
                                           "threads ran uncounted, pmapid's limits", o->output);
         return rep.partial ? TOOL_EXIT_PARTIAL : status;
-        return status;
 }
 
 int main(int argc, char *argv[]) {

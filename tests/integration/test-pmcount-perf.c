@@ -111,14 +111,16 @@ static void test_repeat_is_perf_stat_r(void **state) {
 #define STEPS 10
 
 /* CSV rows of -I: "interval" rows, each with a time; they add up to no more than the total, and
- * the total is reached within one step after the last of them. */
+ * the total is reached within one step after the last of them: the workload rests 100 ms after
+ * each step, two intervals, so a line falls in every rest even when pmcount wakes late. Every
+ * row has the time_ns column. */
 static void test_interval_lines_add_up_to_the_total(void **state) {
         const char *const ours[] = { PMCOUNT, "-I", "50", "-e", "PM_PAGE_FLT", "--csv", "--", WORKLOAD, "steps", "2000",
-                                     "10", "50", NULL };
+                                     "10", "100", NULL };
         const char *const json[] = { PMCOUNT, "-I", "50", "-e", "PM_PAGE_FLT", "--json", "--", WORKLOAD, "steps", "100",
                                      "5", "40", NULL };
         const char *const perf[] = { "/usr/bin/perf", "stat", "-x", ",", "-e", "page-faults:u", "--", WORKLOAD, "steps",
-                                     "2000", "10", "50", NULL };
+                                     "2000", "10", "100", NULL };
         long long sum = 0, total = -1, last_time = 0;
         size_t n_intervals = 0;
         char ***rows;
@@ -131,6 +133,7 @@ static void test_interval_lines_add_up_to_the_total(void **state) {
         assert_int_equal(g_strv_length(rows[0]), 9);
         assert_string_equal(rows[0][8], "time_ns");
         for (size_t i = 1; rows[i]; i++) {
+                assert_int_equal(g_strv_length(rows[i]), 9);
                 if (strcmp(rows[i][0], "interval") == 0) {
                         long long t = atoll(rows[i][8]), v = atoll(rows[i][7]);
 

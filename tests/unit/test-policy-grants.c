@@ -1,5 +1,5 @@
 /* test-policy-grants.c: the administrator's grants on made-up callers: membership by primary or
- * supplementary group, KernelModeGroups over UserModeGroups, OnlyGroups admitting root and its
+ * supplementary group (the primary one only where the bus vouched for it), KernelModeGroups over UserModeGroups, OnlyGroups admitting root and its
  * members only, and the perf_event_paranoid each grant is judged by, through caller_may_count. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +14,7 @@ static const AccessPolicy policy = {
 };
 
 static Caller caller(uid_t uid, gid_t egid, gid_t supplementary) {
-        Caller c = { .pid = 1, .euid = uid, .egid = egid };
+        Caller c = { .pid = 1, .euid = uid, .egid = egid, .egid_vouched = true };
 
         if (supplementary != (gid_t) -1)
                 c.groups[c.n_groups++] = supplementary;
@@ -31,6 +31,9 @@ static void test_grants_follow_membership(void **state) {
         assert_int_equal(access_policy_grant(&policy, &both), POLICY_GRANT_KERNEL);
         assert_int_equal(access_policy_grant(&policy, &none), POLICY_GRANT_NONE);
         assert_int_equal(access_policy_grant(&(AccessPolicy) {}, &in_users), POLICY_GRANT_NONE);
+        /* A primary group the bus did not vouch for (a set-group-ID program's) grants nothing. */
+        primary_staff.egid_vouched = false;
+        assert_int_equal(access_policy_grant(&policy, &primary_staff), POLICY_GRANT_NONE);
 }
 
 static void test_grants_lower_paranoid_only(void **state) {

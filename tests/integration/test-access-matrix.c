@@ -5,8 +5,9 @@
  * another group, a tracer, a non-dumpable target, a set-id-like target with mixed uids, pmapid's
  * own thread, pid 1. A refused caller gets the same answer whether or not the thread has a context
  * and its buffers stay untouched; the context stays as it was. Then: a recycled pid, the
- * kernel-mode policy under perf_event_paranoid 2 and 3, the log line of a refusal, and the
- * per-user limit from pmapid.conf. */
+ * kernel-mode policy under perf_event_paranoid 2 and 3, the matrix again with every caller in the
+ * groups of an [Access] policy at paranoid 2 and 3 (a grant restores counting, never access), the
+ * log line of a refusal, and the per-user limit from pmapid.conf. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 
 #include "bus-fixture.h"
 #include "check.h"
+#include "paranoid.h"
 #include "pmapi.h"
 #include "target.h"
 #include "workload.h"
@@ -90,6 +92,10 @@ static TargetIdentity identity_of(TargetKind k) {
                 return TARGET_UID(NOBODY);
         }
 }
+
+/* Supplementary groups every caller takes (the [Access] rounds); none otherwise. */
+static gid_t caller_groups[2];
+static size_t n_caller_groups;
 
 typedef struct Call {
         const Row *row;
@@ -187,7 +193,7 @@ static int run_caller(const Call *c) {
         if (pid == 0) {
                 if (c->trace > 0 && ptrace(PTRACE_SEIZE, c->trace, 0, 0) < 0)
                         _exit(125);
-                if (setgroups(0, NULL) < 0 || setresgid(c->row->caller_gid, c->row->caller_gid, c->row->caller_gid) < 0 ||
+                if (setgroups(n_caller_groups, caller_groups) < 0 || setresgid(c->row->caller_gid, c->row->caller_gid, c->row->caller_gid) < 0 ||
                     setresuid(c->row->caller_uid, c->row->caller_uid, c->row->caller_uid) < 0)
                         _exit(126);
                 if (c->row->tracers_tool) {
@@ -226,8 +232,19 @@ static void check_refused_row(const Call *c) {
         assert_int_equal(run_caller(c), 0);
 }
 
-static void test_access_matrix(void **state) {
-        (void) state;
+/* libpmapi remembers which pmapid set this process's last program: after a restart, one set (and
+ * deleted) through the new one, or the callers forked from here would take a missing context for
+ * one the old pmapid lost (PM_ERESTARTED). */
+static int greet_new_pmapid(void) {
+        pm_prog_t prog;
+
+        program_one(&prog, PM_USER, page_flt);
+        if (pm_set_program_mythread(&prog) != 0)
+                return -1;
+        return pm_delete_program_mythread() == 0 ? 0 : -1;
+}
+
+static void run_matrix(void) {
         for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
                 const Row *row = &rows[i];
                 Target t = {};
@@ -251,6 +268,43 @@ static void test_access_matrix(void **state) {
                         fail_msg("row '%s' failed", row->what);
                 target_kill(&t);
         }
+}
+
+static void test_access_matrix(void **state) {
+        (void) state;
+        run_matrix();
+}
+
+/* Every caller in the groups of UserModeGroups and KernelModeGroups: at perf_event_paranoid 2 and
+ * 3 each row answers as the plain matrix does at 2, the same refusals (no escalation) and the same
+ * allowed calls (a grant restores counting, never access to another's threads). */
+static void test_access_policy_grants_counting_never_access(void **state) {
+        static const int levels[] = { 2, 3 };
+        struct group *users = getgrnam("users"), *staff = getgrnam("staff");
+
+        (void) state;
+        assert_non_null(users);
+        assert_non_null(staff);
+        caller_groups[0] = users->gr_gid;
+        caller_groups[1] = staff->gr_gid;
+        n_caller_groups = 2;
+        assert_int_equal(bus_fixture_restart_with_config(&fixture, "[Access]\nUserModeGroups=users\n"
+                                                                   "KernelModeGroups=staff\n"), 0);
+        assert_int_equal(greet_new_pmapid(), 0);
+        for (size_t i = 0; i < ELEMENTSOF(levels); i++) {
+                fprintf(stderr, "# [Access] rounds at perf_event_paranoid %d\n", levels[i]);
+                assert_int_equal(paranoid_set_for_test(levels[i]), 0);
+                run_matrix();
+        }
+}
+
+static int restore_policy(void **state) {
+        (void) state;
+        paranoid_restore_for_test();
+        n_caller_groups = 0;
+        if (bus_fixture_restart_with_config(&fixture, "") != 0)
+                return -1;
+        return greet_new_pmapid();
 }
 
 static int new_owner_reads(void *arg) {
@@ -545,6 +599,7 @@ static int teardown(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_access_matrix),
+                cmocka_unit_test_teardown(test_access_policy_grants_counting_never_access, restore_policy),
                 cmocka_unit_test(test_recycled_pid_is_never_acted_on),
                 cmocka_unit_test(test_kernel_mode_follows_perf_event_paranoid),
                 cmocka_unit_test(test_refusals_are_logged_with_caller_and_target),

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <json-glib/json-glib.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "json-writer.h"
 
@@ -80,11 +81,16 @@ static void write_node(FILE *f, JsonNode *node) {
         text = json_generator_to_data(g, NULL);
         /* json-glib 1.6 writes U+001F raw (its escaper stops at U+001E), which RFC 8259 forbids. The
          * output is compact, so a control byte can only be inside a string. */
-        for (const char *p = text; *p; p++)
-                if (*p == 0x1f)
+        for (const char *p = text; *p; ) {
+                size_t n = strcspn(p, "\x1f");
+
+                fwrite(p, 1, n, f);
+                p += n;
+                if (*p) {
                         fputs("\\u001f", f);
-                else
-                        fputc(*p, f);
+                        p++;
+                }
+        }
 }
 
 int json_writer_finish(JsonWriter *w) {

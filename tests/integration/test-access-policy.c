@@ -259,9 +259,9 @@ static int scope_group(Expect *e) {
 
 /* The caller's process tree: a child that touches the pages and exits; the CPUs add up. */
 static int scope_proctree(Expect *e) {
-        int n_cpus = (int) sysconf(_SC_NPROCESSORS_CONF), status;
-        long long sum = 0;
-        pm_data_t total, d;
+        long long sum;
+        pm_data_t total;
+        int status;
         pm_prog_t prog;
         pid_t child;
 
@@ -273,15 +273,7 @@ static int scope_proctree(Expect *e) {
         if (child == 0)
                 _exit(touch_fresh_pages(PAGES) == 0 ? 0 : 1);
         CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        CHECK_RC(pm_stop(), 0);
-        CHECK_RC(pm_get_data(&total), 0);
-        for (int c = 0; c < n_cpus; c++) {
-                int r = pm_get_data_lcpu(c, &d);
-                if (r == PM_ECPU)
-                        continue;
-                CHECK_RC(r, 0);
-                sum += d.accu[0];
-        }
+        CHECK_RC(system_stop_and_sum_cpus(&total, &sum), 0);
         CHECK(sum == total.accu[0]);
         CHECK_RANGE(total.accu[0], PAGES, PAGES + TREE_SLACK);
         CHECK_RC(pm_delete_program(), 0);

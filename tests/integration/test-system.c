@@ -39,19 +39,10 @@ static long long cpu_count(int cpu) {
 
 /* Every CPU's data adds up to pm_get_data (read while stopped, so nothing moves in between). */
 static int check_cpus_add_up(void) {
-        long long sum = 0;
+        long long sum;
         pm_data_t total, d;
-        int n = (int) sysconf(_SC_NPROCESSORS_CONF);
 
-        CHECK_RC(pm_stop(), 0);
-        CHECK_RC(pm_get_data(&total), 0);
-        for (int c = 0; c < n; c++) {
-                int r = pm_get_data_lcpu(c, &d);
-                if (r == PM_ECPU)
-                        continue;
-                CHECK_RC(r, 0);
-                sum += d.accu[0];
-        }
+        CHECK_RC(system_stop_and_sum_cpus(&total, &sum), 0);
         CHECK(sum == total.accu[0]);
         /* pm_get_data_cpu numbers the CPUs online now: CPU 0 is always the first of them. */
         CHECK_RC(pm_get_data_cpu(0, &d), 0);

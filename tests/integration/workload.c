@@ -130,3 +130,24 @@ int run_pinned(int cpu, long pages) {
                 return -1;
         return 0;
 }
+
+int system_stop_and_sum_cpus(pm_data_t *ret_total, long long *ret_sum) {
+        int n = (int) sysconf(_SC_NPROCESSORS_CONF), r;
+        long long sum = 0;
+        pm_data_t d;
+
+        r = pm_stop();
+        if (r == 0)
+                r = pm_get_data(ret_total);
+        for (int c = 0; r == 0 && c < n; c++) {
+                r = pm_get_data_lcpu(c, &d);
+                if (r == PM_ECPU) {
+                        r = 0;
+                        continue;
+                }
+                if (r == 0)
+                        sum += d.accu[0];
+        }
+        *ret_sum = sum;
+        return r;
+}

@@ -26,3 +26,7 @@ int wait_for_context_count(unsigned n, int timeout_ms);
 int last_online_cpu(void);
 /* Runs `taskset -c cpu $PMAPI_TOUCH_PAGES pages` and waits for it: 0 if it touched them all. */
 int run_pinned(int cpu, long pages);
+/* Stops the system-wide context and reads it: its total, and the sum of counter 0 over every CPU
+ * (those never online skipped), read while stopped so that nothing moves in between. 0 or the
+ * first PM_E* code. */
+int system_stop_and_sum_cpus(pm_data_t *ret_total, long long *ret_sum);

@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "comm-text.h"
@@ -28,8 +29,9 @@ static size_t char_length(const char *p, size_t n, bool escape_controls) {
         return (size_t) g_unichar_to_utf8(c, NULL);     /* overlong forms were refused: the same length */
 }
 
-static const char *escape(const char *comm, char buf[static COMM_UTF8_MAX], bool escape_controls) {
-        size_t n = strnlen(comm, COMM_TEXT_BYTES_MAX), out = 0;
+/* The first n bytes of comm escaped into buf (4 n + 1 bytes). */
+static char *escape_n(const char *comm, size_t n, char *buf, bool escape_controls) {
+        size_t out = 0;
 
         for (size_t i = 0; i < n;) {
                 size_t len = char_length(comm + i, n - i, escape_controls);
@@ -47,6 +49,17 @@ static const char *escape(const char *comm, char buf[static COMM_UTF8_MAX], bool
         }
         buf[out] = '\0';
         return buf;
+}
+
+static const char *escape(const char *comm, char buf[static COMM_UTF8_MAX], bool escape_controls) {
+        return escape_n(comm, strnlen(comm, COMM_TEXT_BYTES_MAX), buf, escape_controls);
+}
+
+char *text_to_utf8_dup(const char *text, bool escape_controls) {
+        size_t n = strlen(text);
+        char *buf = malloc(4 * n + 1);
+
+        return buf ? escape_n(text, n, buf, escape_controls) : NULL;
 }
 
 const char *comm_to_utf8(const char *comm, char buf[static COMM_UTF8_MAX]) {

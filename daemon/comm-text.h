@@ -4,6 +4,8 @@
  * raw (context.h, group.h, the handover): only what leaves pmapid is escaped. */
 #pragma once
 
+#include <stdbool.h>
+
 /* 15 bytes (TASK_COMM_LEN - 1, as CONTEXT_COMM_MAX - 1), each escaped as "\xNN" at worst, and a NUL. */
 #define COMM_TEXT_BYTES_MAX 15
 #define COMM_UTF8_MAX (4 * COMM_TEXT_BYTES_MAX + 1)
@@ -18,3 +20,6 @@ const char *comm_to_utf8(const char *comm, char buf[static COMM_UTF8_MAX]);
 /* The same, and control characters (U+0000..U+001F, U+007F) escaped as well, for a log line: a
  * newline in a name would otherwise start a journal entry of the workload's choosing. */
 const char *comm_to_log(const char *comm, char buf[static COMM_UTF8_MAX]);
+
+/* The same for a string of any length (a cgroup path): a new string, NULL when out of memory. */
+char *text_to_utf8_dup(const char *text, bool escape_controls);

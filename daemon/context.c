@@ -42,7 +42,8 @@ int context_new_with(const CounterBackend *backend, const EventTable *events, pi
         c->private_leader = private_leader;
         program_encode(program, events, &c->encoding);
 
-        r = backend->open(&(CounterTarget) { .tid = tid, .cpu = -1, .private_leader = private_leader },
+        r = backend->open(&(CounterTarget) { .tid = tid, .cpu = -1, .private_leader = private_leader,
+                                             .cgroup_fd = -1 },
                           c->encoding.attrs, c->encoding.n_events, &c->counters);
         if (r < 0)
                 goto fail;

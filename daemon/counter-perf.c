@@ -35,6 +35,15 @@ static int leader_of(const CounterGroup *g) {
         return g->leader >= 0 ? g->leader : g->fds[0];
 }
 
+/* perf_event_open's pid and flags for target t. */
+static pid_t target_pid(const CounterTarget *t) {
+        return t->cgroup_fd >= 0 ? (pid_t) t->cgroup_fd : t->tid;
+}
+
+static unsigned long target_flags(const CounterTarget *t) {
+        return PERF_FLAG_FD_CLOEXEC | (t->cgroup_fd >= 0 ? PERF_FLAG_PID_CGROUP : 0);
+}
+
 /* A software dummy: counts nothing, so the group reads it first as 0. */
 static int open_private_leader(const CounterTarget *t, const struct perf_event_attr *first) {
         struct perf_event_attr a = {
@@ -45,7 +54,7 @@ static int open_private_leader(const CounterTarget *t, const struct perf_event_a
                 .exclude_hv = 1,
                 .read_format = first->read_format,
         };
-        int fd = sys_perf_event_open(&a, t->tid, t->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        int fd = sys_perf_event_open(&a, target_pid(t), t->cpu, -1, target_flags(t));
 
         return fd < 0 ? -errno : fd;
 }
@@ -74,8 +83,8 @@ static int perf_open(const CounterTarget *t, const struct perf_event_attr *attrs
                 a.inherit = t->inherit;
                 if (g->leader >= 0)
                         a.disabled = 0;         /* the leader switches the group */
-                fd = sys_perf_event_open(&a, t->tid, t->cpu, i == 0 && g->leader < 0 ? -1 : leader_of(g),
-                                         PERF_FLAG_FD_CLOEXEC);
+                fd = sys_perf_event_open(&a, target_pid(t), t->cpu, i == 0 && g->leader < 0 ? -1 : leader_of(g),
+                                         target_flags(t));
                 if (fd < 0)
                         return -errno;
                 g->fds[g->n++] = fd;

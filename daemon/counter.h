@@ -12,7 +12,7 @@
 typedef struct CounterGroup CounterGroup;
 
 /* Where a group counts: perf_event_open's (pid, cpu) pair. A thread context is (tid, -1); a CPU of a
- * system context is (-1, n), or (tid, n) with inherit for a process tree, whose threads and child
+ * system context is (-1, n), (cgroup, n) for a cgroup's, or (tid, n) with inherit for a process tree, whose threads and child
  * processes created later get counters of their own that the parent's read includes. */
 typedef struct CounterTarget {
         pid_t tid;
@@ -22,6 +22,9 @@ typedef struct CounterTarget {
          * a sibling may be handed to the thread for local reads (local-page.h), and cannot be used
          * to add events to the group. */
         bool private_leader;
+        /* A cgroup v2 directory fd (perf's PERF_FLAG_PID_CGROUP): counts the tasks of that cgroup and of
+         * its descendants on cpu (tid is ignored); -1 otherwise. Only a target with a cpu may have one. */
+        int cgroup_fd;
 } CounterTarget;
 
 typedef struct CounterBackend {

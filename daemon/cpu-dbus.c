@@ -1,13 +1,15 @@
 /* cpu-dbus.c: each CPU a system-wide context counts (or counted, before it went offline) is an
  * object an admin can browse with busctl: its current data, whether its counters are open now, and
  * the context's owner, events and state: /org/pmapi/PerfMon1/cpu/<n> for the context that counts
- * every process, /org/pmapi/PerfMon1/proctree/<pid>/cpu/<n> for pid's process tree. Visible to
+ * every process, /org/pmapi/PerfMon1/proctree/<pid>/cpu/<n> for pid's process tree (a cgroup
+ * context's CPUs are below its object, cgroup-dbus.h). Visible to
  * root and to the owner's uid. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bus-names.h"
+#include "cgroup-dbus.h"
 #include "context-dbus.h"
 #include "cpu-dbus.h"
 #include "macro.h"
@@ -32,11 +34,20 @@ static long parse_number(const char *p, const char **rest) {
         return v;
 }
 
-/* /cpu/<n>: the every-process context's CPU n; /proctree/<pid>/cpu/<n>: a process tree's. */
+/* /cpu/<n>: the every-process context's CPU n; /proctree/<pid>/cpu/<n>: a process tree's;
+ * /cgroup/<id>/<pid>/cpu/<n>: a cgroup context's. */
 static SystemContext *context_of_path(Manager *m, const char *path, const char **ret_cpu) {
         const char *rest;
         long pid;
         SystemContext *s;
+
+        s = cgroup_bus_context_of_path(m, path, &rest);
+        if (s) {
+                if (strncmp(rest, "/cpu/", 5) != 0)
+                        return NULL;
+                *ret_cpu = rest + 5;
+                return s;
+        }
 
         if (strncmp(path, PMAPI_CPU_PREFIX "/", strlen(PMAPI_CPU_PREFIX "/")) == 0) {
                 *ret_cpu = path + strlen(PMAPI_CPU_PREFIX "/");
@@ -88,7 +99,8 @@ static int cpu_enumerate(sd_bus *bus, const char *path, void *userdata, char ***
         if (!l)
                 return -ENOMEM;
         for (size_t i = 0; i < n_list; i++)
-                for (size_t cpu = 0; visible(bus, m, list[i]) && cpu < list[i]->n_cpus; cpu++) {
+                for (size_t cpu = 0; !list[i]->cgroup_id && visible(bus, m, list[i]) && cpu < list[i]->n_cpus;
+                     cpu++) {
                         int k;
                         if (!list[i]->cpus[cpu].counted)
                                 continue;
@@ -173,6 +185,9 @@ int cpu_bus_register(Manager *m, sd_bus *bus) {
         if (r < 0)
                 return r;
         r = sd_bus_add_fallback_vtable(bus, NULL, PMAPI_PROCTREE_PREFIX, PMAPI_CPU_INTERFACE, cpu_vtable, cpu_find, m);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_fallback_vtable(bus, NULL, PMAPI_CGROUP_PREFIX, PMAPI_CPU_INTERFACE, cpu_vtable, cpu_find, m);
         if (r < 0)
                 return r;
         r = sd_bus_add_node_enumerator(bus, NULL, PMAPI_CPU_PREFIX, cpu_enumerate, m);

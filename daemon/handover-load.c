@@ -262,8 +262,23 @@ static int restore_cpu(SystemContext *s, GVariant *v, FdTable *t) {
         return 0;
 }
 
+/* A cgroup context's cgroup, found again by id: its fd, or -1 when it was removed meanwhile (the
+ * context keeps its counts). path is the one saved, as bytes. */
+static char *restore_cgroup(uint64_t id, GVariant *path, int *ret_fd) {
+        gsize n;
+        const char *p = g_variant_get_fixed_array(path, &n, 1);
+        char *copy = g_strndup(p, n);
+
+        if (cgroup_fs_open_id(id, ret_fd, NULL) < 0)
+                *ret_fd = -1;
+        return copy;
+}
+
 static void restore_system(Manager *m, GVariant *v, FdTable *t, size_t n_cpus) {
-        g_autoptr(GVariant) program = NULL, tree = NULL, cpus = NULL;
+        g_autoptr(GVariant) program = NULL, tree = NULL, cpus = NULL, cgroup_path = NULL;
+        g_autofree char *path = NULL;
+        guint64 cgroup_id;
+        int cgroup_fd = -1;
         _cleanup_free_ bool *offline = calloc(n_cpus ? n_cpus : 1, sizeof(bool));
         int32_t owner_pid, pidfd_index;
         gboolean counting, proctree;
@@ -276,8 +291,8 @@ static void restore_system(Manager *m, GVariant *v, FdTable *t, size_t n_cpus) {
         int pidfd, r;
         Program p;
 
-        g_variant_get(v, "(iu@" HANDOVER_PROGRAM "bb@aii@a(ubaxaxaai))", &owner_pid, &owner_uid, &program, &counting,
-                      &proctree, &tree, &pidfd_index, &cpus);
+        g_variant_get(v, "(iu@" HANDOVER_PROGRAM "bb@aii@a(ubaxaxaai)t@ay)", &owner_pid, &owner_uid, &program,
+                      &counting, &proctree, &tree, &pidfd_index, &cpus, &cgroup_id, &cgroup_path);
         read_program(program, &p);
         pidfd = take_fd(t, pidfd_index);
         tids = g_variant_get_fixed_array(tree, &n_tree, sizeof(int32_t));
@@ -288,10 +303,21 @@ static void restore_system(Manager *m, GVariant *v, FdTable *t, size_t n_cpus) {
                         close(pidfd);
                 return;
         }
+        if (cgroup_id)
+                path = restore_cgroup(cgroup_id, cgroup_path, &cgroup_fd);
         /* Opened on no CPU: each CPU gets the groups the previous image had there. */
-        r = offline ? system_new(m->backend, m->events, &p, owner_pid, owner_uid, proctree ? (const pid_t *) tids : NULL,
-                                 n_tree, offline, n_cpus, &s) : -ENOMEM;
-        if (r >= 0 && system_owners_get(m->systems, owner_pid))
+        if (!offline)
+                r = -ENOMEM;
+        else if (cgroup_id)
+                r = system_new_cgroup(m->backend, m->events, &p, owner_pid, owner_uid, cgroup_fd, cgroup_id, path,
+                                      offline, n_cpus, &s);
+        else
+                r = system_new(m->backend, m->events, &p, owner_pid, owner_uid,
+                               proctree ? (const pid_t *) tids : NULL, n_tree, offline, n_cpus, &s);
+        if (r >= 0 && cgroup_fd < 0 && cgroup_id)
+                s->cgroup_removed = true;
+        if (r >= 0 && (cgroup_id ? system_owners_get_cgroup(m->systems, owner_pid, cgroup_id)
+                                 : system_owners_get(m->systems, owner_pid)))
                 r = -EEXIST;
         g_variant_iter_init(&it, cpus);
         while (r >= 0 && (cpu = g_variant_iter_next_value(&it))) {

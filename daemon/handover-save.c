@@ -117,11 +117,13 @@ static GVariant *system_variant(const SystemContext *s, int owner_pidfd, FdList 
                 g_variant_builder_add(&cpus, "(ub@ax@axaai)", c->cpu, c->counted, vector_variant(c->kept),
                                       vector_variant(c->base), &groups);
         }
-        return g_variant_new("(iu@" HANDOVER_PROGRAM "bb@aiia(ubaxaxaai))", s->owner_pid, s->owner_uid,
+        return g_variant_new("(iu@" HANDOVER_PROGRAM "bb@aiia(ubaxaxaai)t@ay)", s->owner_pid, s->owner_uid,
                              program_variant(&s->program), s->counting, s->tree != NULL,
                              g_variant_new_fixed_array(G_VARIANT_TYPE_INT32, s->tree, s->tree ? s->n_tree : 0,
                                                        sizeof(int32_t)),
-                             fd_index(l, owner_pidfd), &cpus);
+                             fd_index(l, owner_pidfd), &cpus, (guint64) s->cgroup_id,
+                             g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, s->cgroup_path ? s->cgroup_path : "",
+                                                       s->cgroup_path ? strlen(s->cgroup_path) : 0, 1));
 }
 
 static GVariant *fork_watch_variant(const ForkWatch *w, FdList *l) {
@@ -173,7 +175,7 @@ static GVariant *manager_variant(Manager *m, const char *self_name, FdList *l) {
         n_systems = system_owners_list(m->systems, list, n_systems);
         for (size_t i = 0; i < n_systems; i++)
                 g_variant_builder_add_value(&systems, system_variant(list[i],
-                                            system_owners_pidfd(m->systems, list[i]->owner_pid), l));
+                                            system_owners_pidfd(m->systems, list[i]), l));
         g_free(list);
         forks = fork_watch_variant(m->fork_watch, l);
 

@@ -20,10 +20,12 @@
  *              none), i pidfd (-1 where the fork watch reports exits), t thread_ino, t attached_ns,
  *              ai counters)
  *   SYSTEM    (i owner_pid, u owner_uid, PROGRAM, b counting, b proctree, ai tree, i owner_pidfd,
- *              a(u cpu, b counted, ax kept, ax base, aai groups) cpus)
+ *              a(u cpu, b counted, ax kept, ax base, aai groups) cpus, t cgroup_id (0: none),
+ *              ay cgroup_path)
  *   FORKWATCH (b enabled, a(u cpu, i fd))
  *
- * Names are bytes (ay): a thread's name need not be UTF-8. */
+ * Names and paths are bytes (ay): a thread's name or a cgroup's need not be UTF-8. A cgroup is
+ * found again by its id (the fd is not handed over): one removed meanwhile keeps its counts. */
 #pragma once
 
 /* The top bit of a key says "an inode", not a perf event id. */
@@ -34,6 +36,6 @@
 #define HANDOVER_PROGRAM "(uai)"
 #define HANDOVER_GROUP "(uiuu" HANDOVER_PROGRAM "bbbuaxa(iiayax)uui)"
 #define HANDOVER_CONTEXT "(iiuuiayi" HANDOVER_PROGRAM "bbba(tb)uittai)"
-#define HANDOVER_SYSTEM "(iu" HANDOVER_PROGRAM "bbaiia(ubaxaxaai))"
+#define HANDOVER_SYSTEM "(iu" HANDOVER_PROGRAM "bbaiia(ubaxaxaai)tay)"
 #define HANDOVER_FORKWATCH "(ba(ui))"
 #define HANDOVER_TYPE "(uasutttaiata" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM HANDOVER_FORKWATCH ")"

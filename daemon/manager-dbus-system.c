@@ -191,18 +191,6 @@ int method_get_system_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
         return reply_data(m, accu, NULL);
 }
 
-/* The index-th CPU online now, in CPU number order (AIX's cpuid: numbers shift with hotplug). */
-static int cpu_by_index(const SystemContext *s, uint32_t index, unsigned *ret) {
-        uint32_t seen = 0;
-
-        for (size_t cpu = 0; cpu < s->n_cpus; cpu++)
-                if (system_cpu_open(s, (unsigned) cpu) && seen++ == index) {
-                        *ret = (unsigned) cpu;
-                        return 0;
-                }
-        return -ENXIO;
-}
-
 int method_get_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         SystemContext *s;
         AcctVector accu;
@@ -217,10 +205,7 @@ int method_get_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error) 
         r = message_system(m, userdata, error, &s);
         if (r < 0)
                 return r;
-        if (logical)
-                cpu = id;
-        else
-                r = cpu_by_index(s, id, &cpu);
+        r = system_cpu_by_id(s, id, logical, &cpu);
         if (r >= 0)
                 r = system_read_cpu(s, cpu, accu);
         if (r < 0)

@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "context-dbus.h"
+#include "cgroup-dbus.h"
 #include "cpu-dbus.h"
 #include "group-dbus.h"
 #include "log.h"
@@ -444,6 +445,26 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetCpuData", SD_BUS_ARGS("u", id, "b", logical),
                                 SD_BUS_RESULT("ax", data, "t", timestamp_ns, "u", cpu),
                                 method_get_cpu_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListCgroups", SD_BUS_ARGS("s", path, "b", subtree),
+                                SD_BUS_RESULT("a(tsb)", cgroups), method_list_cgroups, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetCgroupProgram", SD_BUS_ARGS("t", cgroup, "i", mode, "ai", events),
+                                SD_BUS_NO_RESULT, method_set_cgroup_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCgroupProgram", SD_BUS_ARGS("t", cgroup), SD_BUS_RESULT("i", mode, "ai", events),
+                                method_get_cgroup_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("DeleteCgroupProgram", SD_BUS_ARGS("t", cgroup), SD_BUS_NO_RESULT,
+                                method_delete_cgroup_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("StartCgroup", SD_BUS_ARGS("t", cgroup), SD_BUS_NO_RESULT,
+                                method_start_cgroup, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("StopCgroup", SD_BUS_ARGS("t", cgroup), SD_BUS_NO_RESULT,
+                                method_stop_cgroup, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ResetCgroupData", SD_BUS_ARGS("t", cgroup), SD_BUS_NO_RESULT,
+                                method_reset_cgroup_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCgroupData", SD_BUS_ARGS("t", cgroup),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "b", removed),
+                                method_get_cgroup_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCgroupCpuData", SD_BUS_ARGS("t", cgroup, "u", id, "b", logical),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "u", cpu),
+                                method_get_cgroup_cpu_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetGroupMembers", SD_BUS_ARGS("i", pid, "i", tid),
                                 SD_BUS_RESULT("a(iisbax)", members, "u", dropped),
                                 method_get_group_members, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -483,6 +504,9 @@ int manager_bus_register(Manager *m, sd_bus *bus) {
         r = group_bus_register(m, bus);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the group objects: %m");
+        r = cgroup_bus_register(m, bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the cgroup objects: %m");
         r = cpu_bus_register(m, bus);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the CPU objects: %m");

@@ -45,6 +45,16 @@ int method_stop_system(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_reset_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
+/* manager-dbus-cgroup.c */
+int method_list_cgroups(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_delete_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_start_cgroup(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_stop_cgroup(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_reset_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_cgroup_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* The rows of a group's members (manager-dbus-members.c). */
 int method_get_group_members(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* The rows a page at a time: at most MEMBERS_PAGE_MAX. */

@@ -68,7 +68,7 @@ int manager_set_system_program(Manager *m, const Caller *caller, const Program *
                 return -ENOTSUP;
         if (!proctree && m->systems->every_process)
                 return -EBUSY;
-        if (system_owners_count_uid(m->systems, caller->euid) >= SYSTEM_OWNERS_MAX_PER_UID)
+        if (system_owners_count_uid(m->systems, caller->euid, false) >= SYSTEM_OWNERS_MAX_PER_UID)
                 return -EUSERS;
         r = manager_caller_verdict(m, caller, program);
         if (r < 0)

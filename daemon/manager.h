@@ -26,6 +26,7 @@
 #include "group.h"
 #include "cpu-watch.h"
 #include "caller-lookup.h"
+#include "cgroup-fs.h"
 #include "log-budget.h"
 #include "missed.h"
 #include "system-owners.h"
@@ -147,6 +148,35 @@ int manager_set_system_program(Manager *m, const Caller *caller, const Program *
 int manager_get_system(Manager *m, const Caller *caller, SystemContext **ret);
 void manager_delete_system(Manager *m, pid_t owner_pid);
 pid_t manager_system_owner(const Manager *m);         /* of the every-process context; 0 if none */
+
+/* Cgroup contexts (manager-cgroup.c): system scope restricted to a cgroup v2 and its descendants,
+ * one per (owner process, cgroup). Errors as for the system scope, and: -ENOENT no such cgroup (or
+ * removed), -EINVAL PM_PROCTREE given, -ENOMEDIUM no cgroup v2 hierarchy,
+ * MANAGER_CGROUP_NOT_DELEGATED the caller is neither root nor the cgroup's owner,
+ * MANAGER_CGROUP_FOREIGN the cgroup holds a process the caller may not trace, -EUSERS the caller's
+ * uid owns SYSTEM_OWNERS_MAX_CGROUPS_PER_UID already, -EDQUOT too many processes to check, or too
+ * many counter groups for the uid. */
+#define MANAGER_CGROUP_NOT_DELEGATED (-EXDEV)
+#define MANAGER_CGROUP_FOREIGN (-EMLINK)
+/* Cgroups one listing may name. */
+#define MANAGER_CGROUP_LIST_MAX 4096
+int manager_set_cgroup_program(Manager *m, const Caller *caller, uint64_t cgroup_id, const Program *program);
+/* The caller's process's context on that cgroup: -ENODATA none. Catches up with CPU hotplug and
+ * notes (and logs, once) a cgroup removed since. */
+int manager_get_cgroup(Manager *m, const Caller *caller, uint64_t cgroup_id, SystemContext **ret);
+/* -ENOENT once the cgroup is removed: nothing can count there again. */
+int manager_start_cgroup(SystemContext *s);
+
+typedef struct CgroupListing {
+        CgroupEntry *entries;
+        bool *removed;                  /* per entry: counted by the caller's process, and gone */
+        size_t n;
+} CgroupListing;
+/* The cgroup at path, or with subtree every cgroup at and below it (at most MANAGER_CGROUP_LIST_MAX:
+ * -EDQUOT past it); with them the caller's counted cgroups that were removed (at path, or every one
+ * when the subtree is the whole tree). Errors of cgroup_fs_open_path(). */
+int manager_list_cgroups(Manager *m, const Caller *caller, const char *path, bool subtree, CgroupListing *ret);
+void cgroup_listing_done(CgroupListing *l);
 
 /* Inheritance (inherit.c). The calling thread (pid, tid) was created by thread ptid of process
  * ppid (pid itself, or pid's parent after fork) at CLOCK_MONOTONIC time created_ns; it gets the

@@ -1,5 +1,6 @@
 /* system-owners.c: see system-owners.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -10,7 +11,24 @@
 #include "perf-syscall.h"
 #include "system-owners.h"
 
+/* A context's key: its owner process and, for a cgroup context, the cgroup (0 otherwise). */
+typedef struct OwnerKey {
+        pid_t pid;
+        uint64_t cgroup_id;
+} OwnerKey;
+
+static guint key_hash(gconstpointer p) {
+        const OwnerKey *k = p;
+        return (guint) k->pid ^ (guint) (k->cgroup_id * 2654435761u) ^ (guint) (k->cgroup_id >> 32);
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b) {
+        const OwnerKey *x = a, *y = b;
+        return x->pid == y->pid && x->cgroup_id == y->cgroup_id;
+}
+
 typedef struct SystemOwner {
+        OwnerKey key;
         SystemOwners *set;
         SystemContext *context;
         int pidfd;                      /* the owner process: readable at its exit */
@@ -22,7 +40,11 @@ static void owner_free(gpointer p) {
 
         if (w->set->every_process == w->context)
                 w->set->every_process = NULL;
-        log_info("System-wide context of pid %d released.", (int) w->context->owner_pid);
+        if (w->context->cgroup_id)
+                log_info("Cgroup context of pid %d on cgroup %" PRIu64 " released.", (int) w->context->owner_pid,
+                         w->context->cgroup_id);
+        else
+                log_info("System-wide context of pid %d released.", (int) w->context->owner_pid);
         sd_event_source_disable_unref(w->exit);
         if (w->pidfd >= 0)
                 close(w->pidfd);
@@ -36,7 +58,7 @@ int system_owners_new(sd_event *event, SystemOwners **ret) {
         if (!o)
                 return -ENOMEM;
         o->event = event;
-        o->by_pid = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, owner_free);
+        o->by_pid = g_hash_table_new_full(key_hash, key_equal, NULL, owner_free);
         *ret = o;
         return 0;
 }
@@ -71,11 +93,11 @@ static void on_cpu_change(unsigned cpu, bool online, void *userdata) {
 static int on_owner_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         SystemOwner *w = userdata;
         SystemOwners *o = w->set;
-        pid_t pid = w->context->owner_pid;
 
         (void) s, (void) fd, (void) revents;
-        log_info("Owner of a system-wide context (pid %d) exited.", (int) pid);
-        system_owners_remove(o, pid);
+        log_info("Owner of a %s context (pid %d) exited.", w->context->cgroup_id ? "cgroup" : "system-wide",
+                 (int) w->context->owner_pid);
+        system_owners_remove_context(o, w->context);
         return 0;
 }
 
@@ -89,8 +111,13 @@ int system_owners_add(SystemOwners *o, SystemContext *s) {
         return system_owners_add_pinned(o, s, pidfd);
 }
 
-int system_owners_pidfd(const SystemOwners *o, pid_t pid) {
-        SystemOwner *w = g_hash_table_lookup(o->by_pid, GINT_TO_POINTER(pid));
+static SystemOwner *lookup(const SystemOwners *o, pid_t pid, uint64_t cgroup_id) {
+        OwnerKey k = { .pid = pid, .cgroup_id = cgroup_id };
+        return g_hash_table_lookup(o->by_pid, &k);
+}
+
+int system_owners_pidfd(const SystemOwners *o, const SystemContext *s) {
+        SystemOwner *w = lookup(o, s->owner_pid, s->cgroup_id);
         return w ? w->pidfd : -1;
 }
 
@@ -103,15 +130,16 @@ int system_owners_add_pinned(SystemOwners *o, SystemContext *s, int pidfd) {
                 system_free(s);
                 return -ENOMEM;
         }
-        *w = (SystemOwner) { .set = o, .context = s, .pidfd = pidfd };
-        g_hash_table_insert(o->by_pid, GINT_TO_POINTER(s->owner_pid), w);
-        if (!s->tree)
+        *w = (SystemOwner) { .key = { .pid = s->owner_pid, .cgroup_id = s->cgroup_id }, .set = o, .context = s,
+                             .pidfd = pidfd };
+        g_hash_table_insert(o->by_pid, &w->key, w);
+        if (!s->tree && !s->cgroup_id)
                 o->every_process = s;
         if (!o->event)
                 return 0;
         r = sd_event_add_io(o->event, &w->exit, w->pidfd, EPOLLIN, on_owner_exit, w);
         if (r < 0) {
-                system_owners_remove(o, s->owner_pid);
+                system_owners_remove_context(o, s);
                 return r;
         }
         if (!o->cpu_watch) {
@@ -123,28 +151,45 @@ int system_owners_add_pinned(SystemOwners *o, SystemContext *s, int pidfd) {
 }
 
 SystemContext *system_owners_get(const SystemOwners *o, pid_t pid) {
-        SystemOwner *w = g_hash_table_lookup(o->by_pid, GINT_TO_POINTER(pid));
+        SystemOwner *w = lookup(o, pid, 0);
         return w ? w->context : NULL;
 }
 
-void system_owners_remove(SystemOwners *o, pid_t pid) {
-        g_hash_table_remove(o->by_pid, GINT_TO_POINTER(pid));
+SystemContext *system_owners_get_cgroup(const SystemOwners *o, pid_t pid, uint64_t cgroup_id) {
+        SystemOwner *w = cgroup_id ? lookup(o, pid, cgroup_id) : NULL;
+        return w ? w->context : NULL;
+}
+
+static void remove_key(SystemOwners *o, pid_t pid, uint64_t cgroup_id) {
+        OwnerKey k = { .pid = pid, .cgroup_id = cgroup_id };
+
+        g_hash_table_remove(o->by_pid, &k);
         if (g_hash_table_size(o->by_pid) == 0)
                 o->cpu_watch = cpu_watch_free(o->cpu_watch);
+}
+
+void system_owners_remove(SystemOwners *o, pid_t pid) {
+        remove_key(o, pid, 0);
+}
+
+void system_owners_remove_context(SystemOwners *o, SystemContext *s) {
+        remove_key(o, s->owner_pid, s->cgroup_id);
 }
 
 size_t system_owners_count(const SystemOwners *o) {
         return g_hash_table_size(o->by_pid);
 }
 
-size_t system_owners_count_uid(const SystemOwners *o, uid_t uid) {
+size_t system_owners_count_uid(const SystemOwners *o, uid_t uid, bool cgroups) {
         GHashTableIter it;
         gpointer value;
         size_t n = 0;
 
         g_hash_table_iter_init(&it, o->by_pid);
-        while (g_hash_table_iter_next(&it, NULL, &value))
-                n += ((SystemOwner *) value)->context->owner_uid == uid;
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const SystemContext *s = ((SystemOwner *) value)->context;
+                n += s->owner_uid == uid && (s->cgroup_id != 0) == cgroups;
+        }
         return n;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup-fs.h"
 #include "macro.h"
 #include "system.h"
 
@@ -21,6 +22,8 @@ SystemContext *system_free(SystemContext *s) {
                 close_cpu_groups(s, &s->cpus[i]);
         free(s->cpus);
         free(s->tree);
+        free(s->cgroup_path);
+        safe_close(s->cgroup_fd);
         free(s);
         return NULL;
 }
@@ -67,6 +70,8 @@ int system_cpu_online(SystemContext *s, unsigned cpu) {
         c = &s->cpus[cpu];
         if (c->groups)
                 return 0;
+        if (s->cgroup_id && system_cgroup_removed(s))
+                return -ENODEV;                 /* nothing can run in it any more */
         n_targets = s->tree ? s->n_tree : 1;
         c->groups = calloc(n_targets, sizeof(CounterGroup *));
         if (!c->groups)
@@ -76,10 +81,13 @@ int system_cpu_online(SystemContext *s, unsigned cpu) {
                         .tid = s->tree ? s->tree[i] : -1,
                         .cpu = (int) cpu,
                         .inherit = s->tree != NULL,
+                        .cgroup_fd = s->cgroup_fd,
                 };
                 r = s->backend->open(&t, s->encoding.attrs, s->encoding.n_events, &c->groups[c->n_groups]);
                 if (r == -ESRCH && s->tree)
                         continue;               /* that thread has exited: nothing of it to count */
+                if (r == -ENOENT && s->cgroup_id && system_cgroup_removed(s))
+                        r = -ENODEV;
                 if (r < 0)
                         goto fail;
                 c->n_groups++;
@@ -114,14 +122,21 @@ int system_cpu_offline(SystemContext *s, unsigned cpu) {
         return 0;
 }
 
-int system_new(const CounterBackend *backend, const EventTable *events, const Program *program,
-               pid_t owner_pid, uid_t owner_uid, const pid_t *tree, size_t n_tree, const bool *online,
-               size_t n_cpus, SystemContext **ret) {
+static int system_create(const CounterBackend *backend, const EventTable *events, const Program *program,
+                         pid_t owner_pid, uid_t owner_uid, const pid_t *tree, size_t n_tree, int cgroup_fd,
+                         uint64_t cgroup_id, const char *cgroup_path, const bool *online, size_t n_cpus,
+                         SystemContext **ret) {
         _cleanup_(system_freep) SystemContext *s = NULL;
         int r;
 
         s = calloc(1, sizeof(*s));
-        if (!s)
+        if (!s) {
+                safe_close(cgroup_fd);
+                return -ENOMEM;
+        }
+        s->cgroup_fd = cgroup_fd;
+        s->cgroup_id = cgroup_id;
+        if (cgroup_path && !(s->cgroup_path = strdup(cgroup_path)))
                 return -ENOMEM;
         s->owner_pid = owner_pid;
         s->owner_uid = owner_uid;
@@ -148,12 +163,36 @@ int system_new(const CounterBackend *backend, const EventTable *events, const Pr
                         continue;
                 r = system_cpu_online(s, (unsigned) cpu);
                 if (r == -ENODEV)
-                        continue;               /* went offline since the caller looked */
+                        continue;               /* went offline since the caller looked (or the cgroup went) */
                 if (r < 0)
                         return r;
         }
         *ret = TAKE_PTR(s);
         return 0;
+}
+
+int system_new(const CounterBackend *backend, const EventTable *events, const Program *program,
+               pid_t owner_pid, uid_t owner_uid, const pid_t *tree, size_t n_tree, const bool *online,
+               size_t n_cpus, SystemContext **ret) {
+        return system_create(backend, events, program, owner_pid, owner_uid, tree, n_tree, -1, 0, NULL, online,
+                             n_cpus, ret);
+}
+
+int system_new_cgroup(const CounterBackend *backend, const EventTable *events, const Program *program,
+                      pid_t owner_pid, uid_t owner_uid, int cgroup_fd, uint64_t cgroup_id, const char *cgroup_path,
+                      const bool *online, size_t n_cpus, SystemContext **ret) {
+        return system_create(backend, events, program, owner_pid, owner_uid, NULL, 0, cgroup_fd, cgroup_id,
+                             cgroup_path, online, n_cpus, ret);
+}
+
+bool system_cgroup_removed(SystemContext *s) {
+        if (!s->cgroup_id)
+                return false;
+        if (!s->cgroup_removed && (s->cgroup_fd < 0 || cgroup_fs_removed(s->cgroup_fd))) {
+                s->cgroup_removed = true;
+                s->cgroup_fd = safe_close(s->cgroup_fd);
+        }
+        return s->cgroup_removed;
 }
 
 static int switch_all(SystemContext *s, bool on) {
@@ -223,4 +262,19 @@ int system_read(SystemContext *s, AcctVector ret) {
 
 Program system_get_program(const SystemContext *s) {
         return program_with_count(&s->program, s->counting);
+}
+
+int system_cpu_by_id(const SystemContext *s, uint32_t id, bool logical, unsigned *ret) {
+        uint32_t seen = 0;
+
+        if (logical) {
+                *ret = id;
+                return 0;
+        }
+        for (size_t cpu = 0; cpu < s->n_cpus; cpu++)
+                if (system_cpu_open(s, (unsigned) cpu) && seen++ == id) {
+                        *ret = (unsigned) cpu;
+                        return 0;
+                }
+        return -ENXIO;
 }

@@ -288,6 +288,12 @@ typedef struct {
 #define PM_ERESTARTED      32
 /* The thread was created in a counting group, but pmapid could not count it (a limit, its fds). */
 #define PM_ENOTATTACHED    33
+/* Cgroup contexts (the _wp calls, pm_set_program_wp(3)). */
+#define PM_ENOCGROUP       34   /* no such cgroup (wrong path or id, or it was removed) */
+#define PM_ECGROUPPATH     35   /* not a cgroup path: a file, a ".." component, a symlink on the way */
+#define PM_ECGROUPACCESS   36   /* neither root nor its delegated owner, or it holds a process the
+                                   caller may not trace */
+#define PM_ENOCGROUPV2     37   /* no cgroup v2 hierarchy is mounted */
 #define PM_EEXIST          59   /* the thread already has a context */
 #define PM_ENOTSTARTED     85   /* counting was never started (reserved: stop is idempotent) */
 
@@ -310,6 +316,34 @@ int pm_get_data_cpu(int cpuid, pm_data_t *data);        /* cpuid: 0 .. online CP
 int pm_get_tdata_cpu(int cpuid, pm_data_t *data, timebasestruct_t *time);
 int pm_get_data_lcpu(int lcpuid, pm_data_t *data);      /* lcpuid: the Linux CPU number */
 int pm_get_tdata_lcpu(int lcpuid, pm_data_t *data, timebasestruct_t *time);
+
+/* Cgroup contexts: AIX's WPAR calls with a cgroup v2 for the WPAR (pm_set_program_wp(3)). Counting,
+ * on every CPU, restricted to the tasks of one cgroup and its descendants; owned by the calling
+ * process. A cid and a handle are the same number here: the cgroup's id (the inode number of its
+ * directory, which the kernel never reuses), as pm_get_wplist() returns it. */
+typedef unsigned long long cid_t;
+typedef unsigned long long pm_wp_handle_t;
+#define MAXCORRALNAMELEN 4095                   /* AIX: 25; here a cgroup path from the v2 root */
+typedef struct {
+        cid_t          cid;
+        char           name[MAXCORRALNAMELEN + 1];      /* e.g. "/system.slice/cron.service" */
+        pm_wp_handle_t hwpar;
+        int            removed;         /* Linux: this process counts it, and it was removed since */
+} pm_wpar_ctx_info_t;
+
+/* name: a cgroup path ("/a/b", or under the mount point), or NULL for every cgroup in the tree.
+ * *size: in, the room in wp_list (wp_list may be NULL to learn the number); out, the number. */
+int pm_get_wplist(const char *name, pm_wpar_ctx_info_t *wp_list, int *size);
+int pm_set_program_wp(cid_t cid, pm_prog_t *prog);      /* root, or the cgroup's delegated owner */
+int pm_get_program_wp(cid_t cid, pm_prog_t *prog);
+int pm_delete_program_wp(cid_t cid);
+int pm_start_wp(cid_t cid);
+int pm_stop_wp(cid_t cid);
+int pm_reset_data_wp(cid_t cid);
+int pm_get_data_wp(pm_wp_handle_t hwpar, pm_data_t *data);
+int pm_get_tdata_wp(pm_wp_handle_t hwpar, pm_data_t *data, timebasestruct_t *time);
+int pm_get_data_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data);
+int pm_get_tdata_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data, timebasestruct_t *time);
 
 int pm_set_program_mythread(pm_prog_t *prog);
 int pm_get_program_mythread(pm_prog_t *prog);

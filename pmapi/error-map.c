@@ -36,6 +36,10 @@ static const struct {
         { PMAPI_ERROR_NO_SUCH_CPU,              PM_ECPU },
         { PMAPI_ERROR_CALLER_GONE,              PM_ECALLERGONE },
         { PMAPI_ERROR_NOT_ATTACHED,             PM_ENOTATTACHED },
+        { PMAPI_ERROR_NO_SUCH_CGROUP,           PM_ENOCGROUP },
+        { PMAPI_ERROR_NOT_A_CGROUP,             PM_ECGROUPPATH },
+        { PMAPI_ERROR_CGROUP_ACCESS,            PM_ECGROUPACCESS },
+        { PMAPI_ERROR_NO_CGROUP_HIERARCHY,      PM_ENOCGROUPV2 },
         /* The broker's own answers when pmapid is absent or gone. */
         { SD_BUS_ERROR_SERVICE_UNKNOWN,         PM_ENODAEMON },
         { SD_BUS_ERROR_NAME_HAS_NO_OWNER,       PM_ENODAEMON },

@@ -8,10 +8,12 @@
 #define PMAPI_GROUP_PREFIX      "/org/pmapi/PerfMon1/group"
 #define PMAPI_CPU_PREFIX        "/org/pmapi/PerfMon1/cpu"
 #define PMAPI_PROCTREE_PREFIX   "/org/pmapi/PerfMon1/proctree"
+#define PMAPI_CGROUP_PREFIX     "/org/pmapi/PerfMon1/cgroup"
 #define PMAPI_MANAGER_INTERFACE "org.pmapi.PerfMon1.Manager"
 #define PMAPI_THREAD_INTERFACE  "org.pmapi.PerfMon1.Thread"
 #define PMAPI_GROUP_INTERFACE   "org.pmapi.PerfMon1.Group"
 #define PMAPI_CPU_INTERFACE     "org.pmapi.PerfMon1.Cpu"
+#define PMAPI_CGROUP_INTERFACE  "org.pmapi.PerfMon1.Cgroup"
 
 #define PMAPI_ERROR_PREFIX              "org.pmapi.PerfMon1.Error."
 #define PMAPI_ERROR_CONTEXT_EXISTS      PMAPI_ERROR_PREFIX "ContextExists"
@@ -42,3 +44,8 @@
 /* Identity: the connection's process is gone (a recycled pid cannot be borrowed). */
 #define PMAPI_ERROR_CALLER_GONE         PMAPI_ERROR_PREFIX "CallerGone"
 #define PMAPI_ERROR_NOT_ATTACHED        PMAPI_ERROR_PREFIX "NotAttached"
+/* Cgroup contexts (the _wp calls). */
+#define PMAPI_ERROR_NO_SUCH_CGROUP      PMAPI_ERROR_PREFIX "NoSuchCgroup"
+#define PMAPI_ERROR_NOT_A_CGROUP        PMAPI_ERROR_PREFIX "NotACgroup"
+#define PMAPI_ERROR_CGROUP_ACCESS       PMAPI_ERROR_PREFIX "CgroupAccess"
+#define PMAPI_ERROR_NO_CGROUP_HIERARCHY PMAPI_ERROR_PREFIX "NoCgroupHierarchy"

@@ -85,6 +85,10 @@ static const PmCode known_codes[] = {
         CODE(PM_ECALLERGONE),
         CODE(PM_ERESTARTED),
         CODE(PM_ENOTATTACHED),
+        CODE(PM_ENOCGROUP),
+        CODE(PM_ECGROUPPATH),
+        CODE(PM_ECGROUPACCESS),
+        CODE(PM_ENOCGROUPV2),
         CODE(PM_EEXIST),
         CODE(PM_ENOTSTARTED),
 };
@@ -229,7 +233,7 @@ static void test_every_pm_code_has_its_own_message(void **state) {
 }
 
 static void test_unknown_codes_say_unknown(void **state) {
-        static const int unknown[] = { 13, -1, 1000, 34, 58, 60, 84, 86, -59, 2147483647 };
+        static const int unknown[] = { 13, -1, 1000, 38, 58, 60, 84, 86, -59, 2147483647 };
 
         for (size_t i = 0; i < ELEMENTSOF(unknown); i++)
                 assert_string_equal(pm_strerror((char *) "x", unknown[i]), UNKNOWN_CODE_TEXT);

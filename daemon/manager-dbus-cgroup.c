@@ -1,0 +1,281 @@
+/* manager-dbus-cgroup.c: the cgroup methods of the Manager interface (AIX's _wp calls): a cgroup
+ * is named by its path in ListCgroups and by its id everywhere else; each context is the calling
+ * process's own. */
+#include <inttypes.h>
+
+#include "bus-errors.h"
+#include "bus-names.h"
+#include "clock.h"
+#include "comm-text.h"
+#include "log.h"
+#include "macro.h"
+#include "manager-dbus.h"
+
+static int cgroup_error(sd_bus_error *error, uint64_t id, int r) {
+        switch (r) {
+        case -ENOENT:
+                return sd_bus_error_setf(error, PMAPI_ERROR_NO_SUCH_CGROUP,
+                                         "No such cgroup (id %" PRIu64 "), or it was removed", id);
+        case -ENOMEDIUM:
+                return sd_bus_error_set(error, PMAPI_ERROR_NO_CGROUP_HIERARCHY,
+                                        "No cgroup v2 hierarchy is mounted on this machine");
+        case MANAGER_CGROUP_NOT_DELEGATED:
+                return sd_bus_error_set(error, PMAPI_ERROR_CGROUP_ACCESS,
+                                        "Only root, or the owner of a delegated cgroup (its directory and "
+                                        "cgroup.procs), may count it");
+        case MANAGER_CGROUP_FOREIGN:
+                return sd_bus_error_set(error, PMAPI_ERROR_CGROUP_ACCESS,
+                                        "The cgroup holds a process this caller may not trace (another user's, "
+                                        "or a set-id program)");
+        case -EEXIST:
+                return sd_bus_error_set(error, PMAPI_ERROR_CONTEXT_EXISTS,
+                                        "This process counts that cgroup already; delete its program first");
+        case -ENODATA:
+                return sd_bus_error_setf(error, PMAPI_ERROR_NO_CONTEXT,
+                                         "This process does not count cgroup %" PRIu64 "; set a program first", id);
+        case -EINVAL:
+                return sd_bus_error_set(error, PMAPI_ERROR_INVALID_MODE,
+                                        "PM_PROCTREE does not apply to a cgroup: its context counts every task in it");
+        case -EUSERS:
+                return sd_bus_error_setf(error, PMAPI_ERROR_LIMIT_EXCEEDED,
+                                         "This user's processes count %d cgroups already; delete one first",
+                                         SYSTEM_OWNERS_MAX_CGROUPS_PER_UID);
+        case -EDQUOT:
+                return sd_bus_error_set(error, PMAPI_ERROR_LIMIT_EXCEEDED,
+                                        "Too many processes in the cgroup to check them, or this user's cgroup "
+                                        "and process-tree counters would pass a quarter of MaxContexts");
+        case -EACCES:
+                return sd_bus_error_set(error, PMAPI_ERROR_KERNEL_MODE_DENIED,
+                                        "Kernel-mode counting refused: kernel.perf_event_paranoid > 1 allows this "
+                                        "caller user mode only; drop PM_KERNEL, run as root, or ask an administrator "
+                                        "for [Access] KernelModeGroups= in pmapid.conf");
+        case -EPERM:
+                return sd_bus_error_set(error, PMAPI_ERROR_ACCESS_DENIED,
+                                        "kernel.perf_event_paranoid forbids unprivileged perf; an administrator can "
+                                        "allow it to a group with [Access] UserModeGroups= in pmapid.conf");
+        case -ENODEV:
+                return sd_bus_error_set(error, PMAPI_ERROR_OPEN_FAILED,
+                                        "The kernel refused to open these counters for the cgroup on the CPUs");
+        case -ENFILE:
+                return sd_bus_error_set(error, PMAPI_ERROR_LIMIT_EXCEEDED,
+                                        "pmapid is out of file descriptors for cgroup counters");
+        case -ENXIO:
+                return sd_bus_error_set(error, PMAPI_ERROR_NO_SUCH_CPU,
+                                        "No such CPU, or it was not online since the cgroup program was set");
+        default:
+                return sd_bus_error_set_errnof(error, r, "Cgroup context: %m");
+        }
+}
+
+/* A refusal of who may count, logged within the uid's budget. */
+static int fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, const Caller *caller, uint64_t id,
+                int r) {
+        const char *why = r == MANAGER_CGROUP_NOT_DELEGATED ? "neither root nor the cgroup's delegated owner" :
+                          r == MANAGER_CGROUP_FOREIGN ? "the cgroup holds a process it may not trace" :
+                          r == -EPERM ? "kernel.perf_event_paranoid forbids unprivileged perf (no [Access] grant)" :
+                          r == -EACCES ? "kernel-mode counting refused (no [Access] KernelModeGroups grant)" : NULL;
+        char more[96];
+
+        if (why && manager_log_budget(manager, caller->euid, more, sizeof(more)))
+                log_info("Refused %s on cgroup %" PRIu64 " to pid %d uid %u: %s%s.", sd_bus_message_get_member(m), id,
+                         (int) caller->pid, (unsigned) caller->euid, why, more);
+        return cgroup_error(error, id, r);
+}
+
+int method_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Manager *manager = userdata;
+        Program program;
+        Caller caller;
+        uint64_t id;
+        int counter = -1;
+        ProgramError pe;
+        int r;
+
+        r = sd_bus_message_read(m, "t", &id);
+        if (r < 0)
+                return r;
+        r = manager_bus_caller(m, manager, error, &caller);
+        if (r < 0)
+                return r;
+        r = manager_bus_read_program(m, error, &program);
+        if (r < 0)
+                return r;
+        pe = program_check_system(&program, manager->events, &counter);
+        if (pe != PROGRAM_OK)
+                return bus_error_program(error, pe, counter);
+        r = manager_set_cgroup_program(manager, &caller, id, &program);
+        if (r < 0)
+                return fail(m, manager, error, &caller, id, r);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+/* The calling process's context on the cgroup named by the message's first argument. */
+static int message_cgroup(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret) {
+        Caller caller;
+        uint64_t id;
+        int r;
+
+        r = sd_bus_message_read(m, "t", &id);
+        if (r < 0)
+                return r;
+        r = manager_bus_caller(m, manager, error, &caller);
+        if (r < 0)
+                return r;
+        r = manager_get_cgroup(manager, &caller, id, ret);
+        if (r < 0)
+                return fail(m, manager, error, &caller, id, r);
+        return 0;
+}
+
+int method_get_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        SystemContext *s;
+        Program p;
+        int r;
+
+        r = message_cgroup(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        p = system_get_program(s);
+        return manager_bus_reply_program(m, &p);
+}
+
+int method_delete_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        SystemContext *s;
+        int r;
+
+        r = message_cgroup(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        system_owners_remove_context(((Manager *) userdata)->systems, s);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+typedef int (*CgroupOp)(SystemContext *s);
+
+static int cgroup_op(sd_bus_message *m, void *userdata, sd_bus_error *error, CgroupOp op) {
+        SystemContext *s;
+        int r;
+
+        r = message_cgroup(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        r = op(s);
+        if (r < 0)
+                return cgroup_error(error, s->cgroup_id, r);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+int method_start_cgroup(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return cgroup_op(m, userdata, error, manager_start_cgroup);
+}
+
+int method_stop_cgroup(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return cgroup_op(m, userdata, error, system_stop);
+}
+
+int method_reset_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return cgroup_op(m, userdata, error, system_reset);
+}
+
+int method_get_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        SystemContext *s;
+        AcctVector accu;
+        int r;
+
+        r = message_cgroup(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        r = system_read(s, accu);
+        if (r < 0)
+                return cgroup_error(error, s->cgroup_id, r);
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append_array(reply, 'x', accu, sizeof(AcctVector));
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "tb", now_monotonic_ns(), (int) s->cgroup_removed);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+int method_get_cgroup_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        SystemContext *s;
+        AcctVector accu;
+        uint32_t id;
+        int logical, r;
+        unsigned cpu = 0;
+
+        r = message_cgroup(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(m, "ub", &id, &logical);
+        if (r < 0)
+                return r;
+        r = system_cpu_by_id(s, id, logical, &cpu);
+        if (r >= 0)
+                r = system_read_cpu(s, cpu, accu);
+        if (r < 0)
+                return cgroup_error(error, s->cgroup_id, r);
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append_array(reply, 'x', accu, sizeof(AcctVector));
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "tu", now_monotonic_ns(), (uint32_t) cpu);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+int method_list_cgroups(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(cgroup_listing_done) CgroupListing l = {};
+        Manager *manager = userdata;
+        const char *path;
+        Caller caller;
+        int subtree, r;
+
+        r = sd_bus_message_read(m, "sb", &path, &subtree);
+        if (r < 0)
+                return r;
+        r = manager_bus_caller(m, manager, error, &caller);
+        if (r < 0)
+                return r;
+        r = manager_list_cgroups(manager, &caller, path, subtree, &l);
+        switch (r) {
+        case -EINVAL:
+                return sd_bus_error_setf(error, PMAPI_ERROR_NOT_A_CGROUP,
+                                         "'%s' is not a cgroup path: empty, too long, or with a '..' component",
+                                         path);
+        case -ELOOP:
+                return sd_bus_error_setf(error, PMAPI_ERROR_NOT_A_CGROUP,
+                                         "'%s' goes through a symbolic link: name the cgroup by its own path", path);
+        case -ENOTDIR:
+                return sd_bus_error_setf(error, PMAPI_ERROR_NOT_A_CGROUP,
+                                         "'%s' is a file, not a cgroup directory", path);
+        case -ENOENT:
+                return sd_bus_error_setf(error, PMAPI_ERROR_NO_SUCH_CGROUP,
+                                         "No cgroup '%s' under the cgroup v2 hierarchy", path);
+        case -EDQUOT:
+                return sd_bus_error_setf(error, PMAPI_ERROR_LIMIT_EXCEEDED,
+                                         "More than %d cgroups at and below '%s'; name a smaller subtree",
+                                         MANAGER_CGROUP_LIST_MAX, path);
+        default:
+                if (r < 0)
+                        return cgroup_error(error, 0, r);
+        }
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(tsb)");
+        for (size_t i = 0; r >= 0 && i < l.n; i++) {
+                _cleanup_free_ char *text = text_to_utf8_dup(l.entries[i].path, false);
+
+                r = text ? sd_bus_message_append(reply, "(tsb)", l.entries[i].id, text, (int) l.removed[i]) : -ENOMEM;
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}

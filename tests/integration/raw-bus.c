@@ -92,6 +92,8 @@ static int send_call(int fd, uint32_t serial, const char *destination, const cha
                 } else if (a->type == 't') {
                         uint64_t v = (uint64_t) a->value;
                         put(&body, &v, 8, 8);
+                } else if (a->type == 's') {
+                        put_string(&body, a->text ? a->text : "");
                 } else {                                /* ai of 8 elements */
                         put_u32(&body, 8 * 4);
                         for (int k = 0; k < 8; k++) {

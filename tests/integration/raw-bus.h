@@ -13,11 +13,12 @@
  * says Hello. Returns the socket fd, or -1. */
 int raw_bus_connect(void);
 
-/* One argument of a call: its D-Bus type ('i', 'u', 'b', 't', or 'a' for an array of 8 int32, a
- * program's events) and its value ('a': the first element; the others are COUNT_NOTHING). */
+/* One argument of a call: its D-Bus type ('i', 'u', 'b', 't', 's', or 'a' for an array of 8 int32,
+ * a program's events) and its value ('a': the first element; the others are COUNT_NOTHING). */
 typedef struct RawArg {
         char type;
-        int64_t value;                  /* 'a': every element gets this value */
+        int64_t value;                  /* 'a': the first element gets this value */
+        const char *text;               /* 's' */
 } RawArg;
 
 /* Sends a call to pmapid's Manager without waiting: 0 or -1. */

@@ -279,6 +279,15 @@ static void test_malformed_bus_calls_get_errors_and_daemon_keeps_serving(void **
                 { "org.pmapi.PerfMon1.Manager GetSystemData", "no system-wide context" },
                 { "org.pmapi.PerfMon1.Manager GetCpuData ub 4294967295 true", "no system-wide context" },
                 { "org.pmapi.PerfMon1.Manager GetCpuData s x", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager ListCgroups sb /../etc false", "'..' component" },
+                { "org.pmapi.PerfMon1.Manager ListCgroups sb /no/such/cgroup/here false", "No cgroup" },
+                { "org.pmapi.PerfMon1.Manager ListCgroups sb '' true", "not a cgroup path" },
+                { "org.pmapi.PerfMon1.Manager ListCgroups s /", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager SetCgroupProgram tiai 4611686018427387904 2 1 2", "No such cgroup" },
+                { "org.pmapi.PerfMon1.Manager SetCgroupProgram tiai 1 2 9 1 2 3 4 5 6 7 8 9", "At most 8 events" },
+                { "org.pmapi.PerfMon1.Manager GetCgroupData t 1", "does not count cgroup 1" },
+                { "org.pmapi.PerfMon1.Manager GetCgroupCpuData tub 1 4294967295 true", "does not count" },
+                { "org.pmapi.PerfMon1.Manager StartCgroup i 1", "Invalid" },
                 { "org.pmapi.PerfMon1.Manager NoSuchMethod", "Unknown method" },
                 { "org.pmapi.PerfMon1.Nothing Start ii 1 1", "Access denied" },       /* bus policy */
         };

@@ -48,6 +48,12 @@ static int call_everything(int fd, pid_t pid) {
         const RawArg cpu[] = { { 'u', 0 }, { 'b', 0 } };
         const RawArg inherit[] = { { 'i', pid }, { 'i', pid }, { 'i', pid }, { 'i', pid }, { 't', 0 } };
         const RawArg page[] = { { 'i', pid }, { 'i', pid }, { 'u', 0 }, { 'u', 100 } };
+        /* The root cgroup (id 1): every caller's context on it is its own. */
+        const RawArg cgroup[] = { { 't', 1 }, { 'i', PM_USER | PM_COUNT }, { 'a', page_flt } };
+        const RawArg cgroup_cpu[] = { { 't', 1 }, { 'u', 0 }, { 'b', 1 } };
+        const RawArg cgroup_list[] = { { 's', 0, "/" }, { 'b', 0 } };
+        static const char *const cgroup_calls[] = { "GetCgroupProgram", "StartCgroup", "StopCgroup",
+                                                     "ResetCgroupData", "GetCgroupData", "DeleteCgroupProgram" };
         static const char *const on_target[] = { "GetProgram", "Start", "Stop", "ResetData", "GetData",
                                                  "DeleteProgram", "GetGroupProgram", "StartGroup", "StopGroup",
                                                  "ResetGroupData", "GetGroupData", "GetGroupMembers",
@@ -75,6 +81,11 @@ static int call_everything(int fd, pid_t pid) {
         EXPECT_GONE("GetCpuData", cpu, 2);
         EXPECT_GONE("Inherit", inherit, 5);
         EXPECT_GONE("GetGroupMembersPage", page, 4);
+        EXPECT_GONE("SetCgroupProgram", cgroup, 3);
+        for (size_t i = 0; i < sizeof(cgroup_calls) / sizeof(cgroup_calls[0]); i++)
+                EXPECT_GONE(cgroup_calls[i], cgroup, 1);
+        EXPECT_GONE("GetCgroupCpuData", cgroup_cpu, 3);
+        EXPECT_GONE("ListCgroups", cgroup_list, 2);
 #undef EXPECT_GONE
         CHECK(raw_bus_call(fd, "GetEvents", NULL, 0, NULL, 0) == 0);     /* names nobody: answered */
         return 0;

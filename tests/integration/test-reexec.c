@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "bus-fixture.h"
+#include "cgroup-tree.h"
 #include "check.h"
 #include "pmapi.h"
 #include "stepper.h"
@@ -252,6 +253,47 @@ static void test_system_context_survives(void **state) {
         assert_int_equal(pm_delete_program(), 0);
 }
 
+/* A cgroup context counts on exactly across the re-exec; one whose cgroup is removed while pmapid
+ * re-executes comes back with its last counts and says it was removed. */
+static void test_cgroup_contexts_survive(void **state) {
+        Worker w;
+        pm_prog_t prog;
+        pm_data_t d;
+        pm_wpar_ctx_info_t info;
+        cid_t kept, gone;
+        int n = 1;
+
+        (void) state;
+        if (cgroup_tree_setup() < 0)
+                skip();
+        assert_int_equal(cgroup_tree_make("kept"), 0);
+        assert_int_equal(cgroup_tree_make("gone"), 0);
+        kept = cgroup_tree_id("kept");
+        gone = cgroup_tree_id("gone");
+        assert_int_equal(worker_start(&w, 0), 0);
+        assert_int_equal(page_fault_program(&prog, PM_USER | PM_COUNT), 0);
+        assert_int_equal(pm_set_program_wp(kept, &prog), 0);
+        assert_int_equal(pm_set_program_wp(gone, &prog), 0);
+        assert_int_equal(cgroup_tree_move("gone", w.pid), 0);
+        assert_int_equal(worker_touch(&w, 1000), 0);
+        assert_int_equal(cgroup_tree_move("kept", w.pid), 0);
+        assert_int_equal(worker_touch(&w, 2000), 0);
+        assert_int_equal(cgroup_tree_remove("gone"), 0);
+        assert_int_equal(reexec_pmapid(), 0);
+        assert_int_equal(worker_touch(&w, 3000), 0);
+        assert_int_equal(pm_get_data_wp(kept, &d), 0);
+        assert_int_equal(d.accu[0], 2000 + 3000);
+        assert_int_equal(pm_get_data_wp(gone, &d), 0);
+        assert_int_equal(d.accu[0], 1000);
+        assert_int_equal(pm_get_wplist(cgroup_tree_path("gone"), &info, &n), 0);
+        assert_true(n == 1 && info.cid == gone && info.removed == 1);
+        assert_int_equal(pm_start_wp(gone), PM_ENOCGROUP);
+        assert_int_equal(pm_delete_program_wp(gone), 0);
+        assert_int_equal(pm_delete_program_wp(kept), 0);
+        worker_stop(&w);
+        cgroup_tree_teardown();
+}
+
 /* Another user cannot reach root's context after the re-exec either. (The context does not pass to
  * children: a forked child that inherits one asks pmapid before it drops root, and its connection
  * keeps root's identity, as any fd opened before setuid would.) */
@@ -298,6 +340,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
         (void) state;
+        cgroup_tree_teardown();         /* what a failed cgroup case left */
         return bus_fixture_stop(&fixture);
 }
 
@@ -308,6 +351,7 @@ int main(void) {
                 cmocka_unit_test(test_group_survives_as_root),
                 cmocka_unit_test(test_group_survives_as_nobody),
                 cmocka_unit_test(test_system_context_survives),
+                cmocka_unit_test(test_cgroup_contexts_survive),
                 cmocka_unit_test(test_ownership_and_fds_are_kept),
                 cmocka_unit_test(test_eight_events_keep_their_slots),
         };

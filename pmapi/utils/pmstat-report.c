@@ -5,7 +5,8 @@
  * status from pm_init (verified, caveat, unverified) under its name. CSV (RFC 4180) has one row per
  * (block, CPU); JSON is JSON Lines, as perf stat -j: a header line, then one object per
  * interval as it ends (and the run's), each a whole document, so that a reader can follow the run
- * line by line. The shapes are described in man/pmstat.1. The text is aligned here
+ * line by line. With --cgroup, each form names the cgroup and says when it was removed. The shapes
+ * are described in man/pmstat.1. The text is aligned here
  * rather than with a TextTable, whose widths are those of one table: a block's columns must keep
  * the widths of the blocks before it. */
 #include <errno.h>
@@ -96,14 +97,18 @@ static void text_begin(Report *r, pid_t command_pid) {
 
         format_thousands(o->interval_ms, interval);
         fputs("pmstat: ", r->f);
+        if (o->target)
+                fprintf(r->f, "cgroup %s (id %llu) and its descendants, ", o->target->path,
+                        (unsigned long long) o->target->id);
         if (o->proctree)
                 fprintf(r->f, "%s (pid %d) and its descendants, %s, every %s ms until it exits\n", o->command[0],
                         (int) command_pid, mode_words(o->mode), interval);
         else if (o->count == 0)
-                fprintf(r->f, "every process, %s, every %s ms until interrupted\n", mode_words(o->mode), interval);
+                fprintf(r->f, "%s%s, every %s ms until interrupted\n", o->target ? "" : "every process, ",
+                        mode_words(o->mode), interval);
         else
-                fprintf(r->f, "every process, %s, %u interval%s of %s ms\n", mode_words(o->mode), o->count,
-                        o->count == 1 ? "" : "s", interval);
+                fprintf(r->f, "%s%s, %u interval%s of %s ms\n", o->target ? "" : "every process, ",
+                        mode_words(o->mode), o->count, o->count == 1 ? "" : "s", interval);
 }
 
 static void grow(size_t *width, size_t n) {
@@ -211,7 +216,13 @@ static void json_begin(Report *r, pid_t command_pid) {
 
         json_writer_init(&w, r->f);
         json_open_object(&w, NULL);
-        json_string(&w, "scope", o->proctree ? "proctree" : "system");
+        json_string(&w, "scope", o->proctree ? "proctree" : o->target ? "cgroup" : "system");
+        if (o->target) {
+                json_open_object(&w, "cgroup");
+                json_string(&w, "path", o->target->path);
+                json_uint(&w, "id", o->target->id);
+                json_close_object(&w);
+        }
         json_open_object(&w, "mode");
         json_bool(&w, "user", o->mode & PM_USER);
         json_bool(&w, "kernel", o->mode & PM_KERNEL);
@@ -246,9 +257,21 @@ static void csv_begin(Report *r) {
         csv_field(&r->csv, "time");
         csv_field(&r->csv, "cpu");
         csv_field(&r->csv, "online");
+        if (r->options.target) {
+                csv_field(&r->csv, "cgroup");
+                csv_field(&r->csv, "cgroup_id");
+        }
         for (size_t k = 0; k < r->n_events; k++)
                 csv_field(&r->csv, r->events[k].desc->short_name);
         csv_end_row(&r->csv);
+}
+
+/* --cgroup: every row names it, as perf stat -x names the cgroup of -G. */
+static void csv_cgroup(Report *r) {
+        if (!r->options.target)
+                return;
+        csv_field(&r->csv, r->options.target->path);
+        csv_fieldf(&r->csv, "%llu", (unsigned long long) r->options.target->id);
 }
 
 static void csv_block(Report *r, const char *kind, const Sample *before, const Sample *now) {
@@ -263,6 +286,7 @@ static void csv_block(Report *r, const char *kind, const Sample *before, const S
                 csv_field(&r->csv, seconds);
                 csv_fieldf(&r->csv, "%d", c);
                 csv_field(&r->csv, now->online[c] ? "1" : "0");
+                csv_cgroup(r);
                 for (size_t k = 0; k < r->n_events; k++)
                         csv_fieldf(&r->csv, "%lld", delta(before, now, c, r->events[k].counter));
                 csv_end_row(&r->csv);
@@ -272,6 +296,7 @@ static void csv_block(Report *r, const char *kind, const Sample *before, const S
         csv_field(&r->csv, seconds);
         csv_field(&r->csv, "total");
         csv_field(&r->csv, NULL);
+        csv_cgroup(r);
         for (size_t k = 0; k < r->n_events; k++)
                 csv_fieldf(&r->csv, "%lld", total[r->events[k].counter]);
         csv_end_row(&r->csv);
@@ -364,6 +389,46 @@ void report_run(Report *r, const Sample *now, const CommandEnd *end) {
         }
         }
         fflush(r->f);
+}
+
+void report_cgroup_removed(Report *r, const Sample *now) {
+        const CgroupTarget *t = r->options.target;
+        char seconds[32];
+
+        switch (r->options.format) {
+        case FORMAT_TEXT:
+                fprintf(r->f, "\npmstat: cgroup %s was removed; its counts stop there\n", t->path);
+                break;
+        case FORMAT_CSV:
+                /* A row of its own: the block "removed", its time, no CPU and no counts. */
+                csv_field(&r->csv, "removed");
+                csv_field(&r->csv, format_seconds(now->time_ns, seconds));
+                csv_field(&r->csv, NULL);
+                csv_field(&r->csv, NULL);
+                csv_cgroup(r);
+                for (size_t k = 0; k < r->n_events; k++)
+                        csv_field(&r->csv, NULL);
+                csv_end_row(&r->csv);
+                break;
+        case FORMAT_JSON: {
+                JsonWriter w;
+
+                json_writer_init(&w, r->f);
+                json_open_object(&w, NULL);
+                json_open_object(&w, "removed");
+                json_uint(&w, "time_ns", now->time_ns);
+                json_string(&w, "path", t->path);
+                json_uint(&w, "id", t->id);
+                json_close_object(&w);
+                json_close_object(&w);
+                json_line_end(r, &w);
+                break;
+        }
+        }
+        fflush(r->f);
+        /* A report in a file, or not in words: the person at the terminal hears it too. */
+        if (r->options.output || r->options.format != FORMAT_TEXT)
+                fprintf(stderr, "pmstat: cgroup %s was removed; its counts stop there\n", t->path);
 }
 
 int report_finish(Report *r, const char *error) {

@@ -1,8 +1,9 @@
-/* pmstat-sample.c: one read of every CPU's system-wide counts for pmstat. The CPUs are the Linux
- * numbers 0 to sysconf(_SC_NPROCESSORS_CONF) - 1, read one after the other with
- * pm_get_data_lcpu(); a CPU that has not been online since pm_set_program() answers PM_ECPU and is
- * left out. Whether a CPU is online now comes from /sys/devices/system/cpu/online (read by pmapid's cpu-list.c), so that an
- * offline CPU, which keeps its last counts, can be shown as such. */
+/* pmstat-sample.c: one read of every CPU's counts for pmstat, system-wide or of a cgroup. The CPUs
+ * are the Linux numbers 0 to sysconf(_SC_NPROCESSORS_CONF) - 1, read one after the other with
+ * pm_get_data_lcpu() (pm_get_data_lcpu_wp() for a cgroup); a CPU that has not been online since
+ * the program was set answers PM_ECPU and is left out. Whether a CPU is online now comes from
+ * /sys/devices/system/cpu/online (read by pmapid's cpu-list.c), so that an offline CPU, which keeps
+ * its last counts, can be shown as such. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,14 +52,14 @@ static bool read_online(bool *online, int n_cpus) {
         return true;
 }
 
-int sample_read(Sample *s, unsigned long long time_ns) {
+int sample_read(Sample *s, cid_t cid, unsigned long long time_ns) {
         s->time_ns = time_ns;
         if (!read_online(s->online, s->n_cpus))
                 for (int c = 0; c < s->n_cpus; c++)
                         s->online[c] = true;    /* unknown: not worth flagging */
         for (int c = 0; c < s->n_cpus; c++) {
                 pm_data_t data;
-                int r = pm_get_data_lcpu(c, &data);
+                int r = cid ? pm_get_data_lcpu_wp(cid, c, &data) : pm_get_data_lcpu(c, &data);
 
                 if (r == PM_ECPU) {
                         s->counted[c] = false;

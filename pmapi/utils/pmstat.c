@@ -1,7 +1,8 @@
 /* pmstat.c: pmstat, AIX hpmstat's counterpart (and perf stat -a -I's): the system-wide counts of
  * every CPU, interval after interval, through libpmapi's system scope (pm_set_program(3)). Without
  * --proctree it counts everything that runs, which is root's alone; with --proctree it runs a
- * command as its child and counts only pmstat and that command's process tree, which any user may.
+ * command as its child and counts only pmstat and that command's process tree, which any user may;
+ * with --cgroup, the tasks of one cgroup v2 and its descendants (pmstat-cgroup.c).
  * This file holds the command line, the program, the timing loop, the command and the signals;
  * the reads are pmstat-sample.c, the output pmstat-report.c, the contract man/pmstat.1. */
 #include <errno.h>
@@ -46,11 +47,14 @@ static void on_signal(int sig) {
 
 static void help(void) {
         printf("Usage: pmstat [OPTIONS...] [COUNT]\n"
+               "       pmstat --cgroup=PATH [OPTIONS...] [COUNT]\n"
                "       pmstat --proctree [OPTIONS...] [--] COMMAND [ARGUMENTS...]\n\n"
                "Print what each CPU counted in every interval, then the total of the CPUs.\n"
                "Without --proctree: everything every CPU runs, COUNT intervals (default 1,\n"
-               "0 until interrupted); root only. With --proctree: run COMMAND and count only\n"
-               "it and what it starts (and pmstat), until it exits; any user.\n\n"
+               "0 until interrupted); root only. With --cgroup: only the tasks of cgroup PATH\n"
+               "and its descendants, until COUNT or the cgroup's removal; root or the cgroup's\n"
+               "delegated owner. With --proctree: run COMMAND and count only it and what it\n"
+               "starts (and pmstat), until it exits; any user.\n\n"
                "Options:\n"
                "  -e --events=LIST    Events per counter from 0, by name or id; '-' for none\n"
                "                      (default: PM_TASK_CLOCK,PM_CTX_SW,PM_CPU_MIGR,PM_PAGE_FLT)\n"
@@ -58,6 +62,8 @@ static void help(void) {
                "  -k --kernel         Count kernel mode too\n"
                "     --mode=LIST      The modes exactly: user, kernel or user,kernel\n"
                "  -I --interval=MS    Milliseconds per interval (default 1000, at least 10)\n"
+               "     --cgroup=PATH    Count cgroup PATH (from the cgroup v2 root, or under its\n"
+               "                      mount point) and its descendants instead of every process\n"
                "     --proctree       Count COMMAND's process tree instead of every process\n"
                "  -o --output=FILE    Write the report to FILE (default: standard output, or\n"
                "                      standard error with --proctree)\n"
@@ -67,7 +73,8 @@ static void help(void) {
                "     --no-big-num     Counts without thousands separators\n"
                "  -h --help           Show this help\n"
                "  -V --version        Show the version\n\n"
-               "Exit status without --proctree: 0 success, 1 refused or failed, 2 bad usage.\n"
+               "Exit status without --proctree: 0 success (also when the cgroup was removed),\n"
+               "1 refused or failed, 2 bad usage.\n"
                "With --proctree: COMMAND's (128+N if signal N killed it), 125 if pmstat failed,\n"
                "126 if COMMAND could not be executed, 127 if it was not found.\n"
                "See pmstat(1) and pmapi-tools(7).\n");
@@ -80,7 +87,7 @@ static int usage_status;
 
 /* Fills o; returns 0 to run, 1 when --help or --version was answered, -EINVAL after a message. */
 static int parse_argv(int argc, char *argv[], Options *o) {
-        enum { ARG_PROCTREE = 0x100, ARG_CSV, ARG_MODE, ARG_NO_BIG_NUM };
+        enum { ARG_PROCTREE = 0x100, ARG_CGROUP, ARG_CSV, ARG_MODE, ARG_NO_BIG_NUM };
         static const struct option options[] = {
                 { "events",   required_argument, NULL, 'e' },
                 { "user",     no_argument,       NULL, 'u' },
@@ -88,6 +95,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 { "mode",     required_argument, NULL, ARG_MODE },
                 { "interval", required_argument, NULL, 'I' },
                 { "proctree", no_argument,       NULL, ARG_PROCTREE },
+                { "cgroup",   required_argument, NULL, ARG_CGROUP },
                 { "output",   required_argument, NULL, 'o' },
                 { "csv",      no_argument,       NULL, ARG_CSV },
                 { "field-separator", required_argument, NULL, 'x' },
@@ -137,6 +145,9 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 case ARG_PROCTREE:
                         o->proctree = true;
                         break;
+                case ARG_CGROUP:
+                        o->cgroup = optarg;
+                        break;
                 case 'o':
                         o->output = optarg;
                         break;
@@ -172,6 +183,9 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         /* With no mode option: user and kernel mode, as AIX hpmstat counts. */
         if (prog_text_resolve_mode(user, kernel, mode, PM_USER | PM_KERNEL, &o->mode, error) < 0)
                 return usage_error("%s", error);
+        /* One scope: a cgroup context cannot be limited to a process tree as well (PM_PROCTREE). */
+        if (o->proctree && o->cgroup)
+                return usage_error("--cgroup and --proctree exclude each other");
         if (o->proctree) {
                 if (optind >= argc)
                         return usage_error("--proctree needs a COMMAND to run");
@@ -278,10 +292,11 @@ typedef struct Run {
 
 /* Reads every CPU into now; says why on stderr when it cannot. */
 static int take_sample(Run *run, Sample *now) {
-        int r = sample_read(now, now_ns() - run->start_ns);
+        const CgroupTarget *target = run->o->target;
+        int r = sample_read(now, target ? target->id : 0, now_ns() - run->start_ns);
 
         if (r != 0)
-                pm_error((char *) "pmstat: pm_get_data_lcpu", r);
+                pm_error((char *) (target ? "pmstat: pm_get_data_lcpu_wp" : "pmstat: pm_get_data_lcpu"), r);
         return r;
 }
 
@@ -304,7 +319,7 @@ static int run_intervals(Run *run, const sigset_t *waiting_mask, int n_cpus) {
                 unsigned long long wait = deadline > elapsed ? deadline - elapsed : 0;
                 struct timespec timeout = { .tv_sec = (time_t) (wait / 1000000000ULL),
                                             .tv_nsec = (long) (wait % 1000000000ULL) };
-                bool last = false;
+                bool last = false, removed = false;
                 Sample *t;
 
                 r = ppoll(&pfd, run->pidfd >= 0 ? 1 : 0, &timeout, waiting_mask);
@@ -344,10 +359,20 @@ static int run_intervals(Run *run, const sigset_t *waiting_mask, int n_cpus) {
                         }
                         last = true;
                 }
+                /* Asked before the read: a cgroup removed by then has all its counts in it. */
+                if (run->o->target) {
+                        r = cgroup_scope_removed(run->o->target, &removed);
+                        if (r != 0)
+                                return r;
+                }
                 r = take_sample(run, now);
                 if (r != 0)
                         return r;
                 report_interval(run->report, ++index, before, now);
+                if (removed) {
+                        report_cgroup_removed(run->report, now);
+                        return 0;
+                }
                 if (run->o->proctree && last) {
                         report_run(run->report, now, &run->end);
                         return 0;
@@ -365,7 +390,11 @@ static int command_status(const CommandEnd *end) {
 }
 
 static int set_program(const Options *o, pm_prog_t *prog) {
-        int r = pm_set_program(prog);
+        int r;
+
+        if (o->target)
+                return cgroup_scope_set_program(o->target, prog);
+        r = pm_set_program(prog);
 
         if (r == 0)
                 return 0;
@@ -381,6 +410,7 @@ static int set_program(const Options *o, pm_prog_t *prog) {
 int main(int argc, char *argv[]) {
         _cleanup_(report_freep) Report *report = NULL;
         _cleanup_(fclosep) FILE *output_file = NULL;
+        _cleanup_(cgroup_target_done) CgroupTarget target = {};
         _cleanup_close_ int pidfd = -1;
         char error[PROG_TEXT_ERROR_MAX];
         Event events[MAX_COUNTERS];
@@ -410,6 +440,11 @@ int main(int argc, char *argv[]) {
         if (r < 0) {
                 fprintf(stderr, "pmstat: %s\n", error);
                 return r == -ENOMEM ? failure : usage_status;
+        }
+        if (o.cgroup) {
+                if (cgroup_scope_find(o.cgroup, &target) != 0)
+                        return failure;
+                o.target = &target;
         }
         n_cpus = (int) sysconf(_SC_NPROCESSORS_CONF);
         if (n_cpus <= 0)
@@ -464,7 +499,7 @@ int main(int argc, char *argv[]) {
 
         report_begin(report, run.child);
         r = run_intervals(&run, &waiting_mask, n_cpus);
-        (void) pm_delete_program();
+        (void) (o.target ? pm_delete_program_wp(target.id) : pm_delete_program());
         if (r != 0 && o.proctree) {
                 /* pmstat failed, COMMAND runs on: its status is what the caller waits for. */
                 siginfo_t info_child = {};

@@ -1,6 +1,6 @@
 /* pmstat.h: what the parts of pmstat share: its command line and run (pmstat.c), one read of every
- * CPU's counters (pmstat-sample.c) and the report in text, CSV or JSON Lines (pmstat-report.c).
- * Exit statuses: tool-usage.h. */
+ * CPU's counters (pmstat-sample.c), the cgroup scope of --cgroup (pmstat-cgroup.c) and the report in
+ * text, CSV or JSON Lines (pmstat-report.c). Exit statuses: tool-usage.h. */
 #pragma once
 
 #include <stdbool.h>
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "cgroup-target.h"
 #include "pmapi.h"
 
 typedef enum Format {
@@ -23,6 +24,8 @@ typedef struct Options {
         unsigned count;                 /* intervals; 0: until SIGINT or SIGTERM */
         bool proctree;
         char **command;                 /* --proctree: COMMAND and its arguments, NULL-terminated */
+        const char *cgroup;             /* --cgroup PATH as typed; NULL without */
+        const CgroupTarget *target;     /* --cgroup: the cgroup PATH names, once found */
         Format format;
         const char *separator;          /* CSV: "," or -x SEP */
         const char *output;             /* -o; NULL: stdout, or stderr with --proctree */
@@ -48,9 +51,17 @@ Sample *sample_free(Sample *s);
 static inline void sample_freep(Sample **s) {
         sample_free(*s);
 }
-/* Reads every CPU with pm_get_data_lcpu(), skipping those that answer PM_ECPU; returns 0 or the
- * first other PM_E* code. */
-int sample_read(Sample *s, unsigned long long time_ns);
+/* Reads every CPU with pm_get_data_lcpu(), or with pm_get_data_lcpu_wp() for cgroup cid (0: the
+ * system scope), skipping those that answer PM_ECPU; returns 0 or the first other PM_E* code. */
+int sample_read(Sample *s, cid_t cid, unsigned long long time_ns);
+
+/* --cgroup (pmstat-cgroup.c): each prints why it failed on stderr and returns the PM_E* code.
+ * Finds PATH's cgroup into target. */
+int cgroup_scope_find(const char *path, CgroupTarget *target);
+/* pm_set_program_wp() on it, with a hint after a refusal. */
+int cgroup_scope_set_program(const CgroupTarget *target, pm_prog_t *prog);
+/* Whether it was removed since the program was set. */
+int cgroup_scope_removed(const CgroupTarget *target, bool *ret);
 
 /* How COMMAND ended, for the report of a --proctree run. */
 typedef struct CommandEnd {
@@ -74,6 +85,8 @@ void report_begin(Report *r, pid_t command_pid);
 void report_interval(Report *r, unsigned index, const Sample *before, const Sample *now);
 /* --proctree: what each CPU counted over the whole run, and how COMMAND ended. */
 void report_run(Report *r, const Sample *now, const CommandEnd *end);
+/* --cgroup: the cgroup was removed by the read of now, whose interval was the last. */
+void report_cgroup_removed(Report *r, const Sample *now);
 /* Ends the document (with error as its last word when not NULL) and flushes; returns 0 or -errno
  * if anything failed to write. */
 int report_finish(Report *r, const char *error);

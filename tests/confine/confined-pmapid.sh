@@ -9,10 +9,11 @@
 #   PrivateNetwork=yes   -> a network namespace of its own
 #   ProtectSystem=strict -> every mount read-only but /dev, /proc, /sys (and /tmp, see below)
 #   ProtectHome=yes      -> /home, /root and /run/user empty and unreadable
-#   ProtectKernelTunables=yes -> /proc/sys and /sys read-only
+#   ProtectKernelTunables=yes, ProtectControlGroups=yes -> /proc/sys and /sys read-only, with
+#       their submounts (the cgroup file systems)
 #   LimitNOFILE=         -> where the hard limit may be raised here
 # Not shown here (pmapid(8) says so): PrivateTmp (the tests' private bus lives in /tmp),
-# PrivateDevices, ProtectKernelModules, ProtectKernelLogs, ProtectControlGroups, ProtectClock, ProtectHostname,
+# PrivateDevices, ProtectKernelModules, ProtectKernelLogs, ProtectClock, ProtectHostname,
 # RestrictNamespaces, RestrictRealtime, RestrictSUIDSGID, LockPersonality, Type=, ExecReload= and Restart=.
 # Usage: confined-pmapid.sh UNIT SECCOMP_EXEC PMAPID [ARG...]   (as root)
 set -eu
@@ -49,11 +50,15 @@ awk '{ print $5 }' /proc/self/mountinfo | sort -u | while read -r m; do
         esac
 done
 
-# ProtectKernelTunables=yes: /proc/sys and /sys read-only (pmapid reads perf_event_paranoid and
-# the online CPUs there).
+# ProtectKernelTunables=yes: /proc/sys and /sys read-only with what is mounted below them, as
+# systemd does it (pmapid reads perf_event_paranoid and the online CPUs there, and the cgroup v2
+# tree under /sys/fs/cgroup, which ProtectControlGroups=yes leaves read-only too).
 [ "$(setting ProtectKernelTunables)" = yes ] || fail "$unit no longer sets ProtectKernelTunables=yes: update this script"
+[ "$(setting ProtectControlGroups)" = yes ] || fail "$unit no longer sets ProtectControlGroups=yes: update this script"
 for m in /proc/sys /sys; do
-        mount --bind "$m" "$m" && mount -o remount,bind,ro "$m"
+        mount --rbind "$m" "$m"
+        awk -v m="$m" '($5 == m || index($5, m "/") == 1) && index($5, "\\") == 0 { print $5 }' /proc/self/mountinfo | sort -u |
+                while read -r p; do mount -o remount,bind,ro "$p"; done
 done
 
 nofile=$(setting LimitNOFILE)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 #include <unistd.h>
@@ -318,7 +319,7 @@ static void test_delegated_owner(void **state) {
 }
 
 /* At perf_event_paranoid 3 with no [Access] grant, the delegated owner is refused too (restored
- * after, even on failure). */
+ * after, even on failure); with one, it counts. */
 static int paranoid3_body(void *arg) {
         const cid_t *cid = arg;
         pm_prog_t prog;
@@ -328,16 +329,69 @@ static int paranoid3_body(void *arg) {
         return 0;
 }
 
+/* The same owner in a group of [Access] UserModeGroups= counts its cgroup exactly at paranoid 3. */
+static int granted_body(void *p) {
+        DelegatedArg *arg = p;
+        pm_prog_t prog;
+        pm_data_t d;
+
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
+        CHECK_RC(pm_set_program_wp(arg->cids[1], &prog), 0);
+        CHECK(worker_touch(&arg->w, INSIDE) == 0);
+        CHECK_RC(pm_get_data_wp(arg->cids[1], &d), 0);
+        printf("# paranoid 3, UserModeGroups=nogroup: %lld page faults for %d pages\n", d.accu[0], INSIDE);
+        CHECK(d.accu[0] == INSIDE);
+        CHECK_RC(pm_set_program_wp(arg->cids[0], &prog), PM_ECGROUPACCESS);   /* a grant, not access */
+        CHECK_RC(pm_delete_program_wp(arg->cids[1]), 0);
+        return 0;
+}
+
+/* nobody with nogroup (65534) as a supplementary group, as a login gives it. */
+static int run_in_nogroup(int (*fn)(void *), void *arg) {
+        gid_t nogroup = 65534;
+        int status;
+        pid_t pid = fork();
+
+        if (pid < 0)
+                return -1;
+        if (pid == 0) {
+                if (setgroups(1, &nogroup) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+                    setresuid(65534, 65534, 65534) < 0)
+                        _exit(126);
+                _exit(fn(arg));
+        }
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+                return -1;
+        return WEXITSTATUS(status);
+}
+
 static void test_paranoid_3_refuses_delegated_owner(void **state) {
+        DelegatedArg arg;
+        pm_prog_t prog;
         cid_t cid;
 
         (void) state;
         assert_int_equal(cgroup_tree_make("strict"), 0);
+        assert_int_equal(cgroup_tree_make("foreign"), 0);
         assert_int_equal(cgroup_tree_delegate("strict", 65534), 0);
         cid = cgroup_tree_id("strict");
         assert_int_equal(paranoid_set_for_test(3), 0);
         assert_int_equal(run_as_nobody(paranoid3_body, &cid), 0);
+
+        assert_int_equal(bus_fixture_restart_with_config(&fixture, "[Access]\nUserModeGroups=nogroup\n"), 0);
+        /* This process set programs through the pmapid before: once through this one, so that its
+         * children do not take the restart for a loss (PM_ERESTARTED). */
+        assert_int_equal(page_fault_program(&prog, PM_USER), 0);
+        assert_int_equal(pm_set_program_mythread(&prog), 0);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+        assert_int_equal(worker_start(&arg.w, 65534), 0);
+        assert_int_equal(cgroup_tree_move("strict", arg.w.pid), 0);
+        arg.cids[0] = cgroup_tree_id("foreign");
+        arg.cids[1] = cid;
+        assert_int_equal(run_in_nogroup(granted_body, &arg), 0);
+        worker_stop(&arg.w);
         paranoid_restore_for_test();
+        assert_int_equal(cgroup_tree_remove("foreign"), 0);
         assert_int_equal(cgroup_tree_remove("strict"), 0);
 }
 

@@ -278,6 +278,7 @@ static int delegated_body(void *p) {
         CHECK_RC(pm_stop_wp(cids[1]), 0);
         CHECK_RC(pm_get_data_wp(cids[1], &d), 0);
         printf("# delegated cgroup, counted by nobody: %lld page faults for %d pages\n", d.accu[0], INSIDE);
+        fflush(stdout);                 /* a child: it ends with _exit() */
         CHECK(d.accu[0] == INSIDE);
         CHECK_RC(pm_delete_program_wp(cids[1]), 0);
         /* Kernel mode: granted or refused as for the owner's own threads (the cgroup holds nothing
@@ -340,6 +341,7 @@ static int granted_body(void *p) {
         CHECK(worker_touch(&arg->w, INSIDE) == 0);
         CHECK_RC(pm_get_data_wp(arg->cids[1], &d), 0);
         printf("# paranoid 3, UserModeGroups=nogroup: %lld page faults for %d pages\n", d.accu[0], INSIDE);
+        fflush(stdout);
         CHECK(d.accu[0] == INSIDE);
         CHECK_RC(pm_set_program_wp(arg->cids[0], &prog), PM_ECGROUPACCESS);   /* a grant, not access */
         CHECK_RC(pm_delete_program_wp(arg->cids[1]), 0);

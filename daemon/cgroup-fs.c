@@ -85,9 +85,7 @@ int cgroup_fs_mount(const char **ret_path, int *ret_fd) {
         return 0;
 }
 
-/* The path from the v2 root of a cgroup path as given: the mount point taken off, "." and empty
- * components dropped. "/" for the root. -EINVAL for ".." or a path too long. */
-static int normalize(const char *mount, const char *path, char **ret) {
+int cgroup_path_normalize(const char *mount, const char *path, char **ret) {
         size_t ml = strlen(mount), n = 0;
         _cleanup_free_ char *out = NULL;
         const char *p = path;
@@ -129,7 +127,7 @@ int cgroup_fs_normalize(const char *path, char **ret) {
         const char *mount;
         int r = cgroup_fs_mount(&mount, NULL);
 
-        return r < 0 ? r : normalize(mount, path, ret);
+        return r < 0 ? r : cgroup_path_normalize(mount, path, ret);
 }
 
 int cgroup_fs_id(int fd, uint64_t *ret) {
@@ -156,7 +154,7 @@ int cgroup_fs_open_path(const char *path, int *ret_fd, uint64_t *ret_id, char **
         r = cgroup_fs_mount(&mount, &root);
         if (r < 0)
                 return r;
-        r = normalize(mount, path, &canonical);
+        r = cgroup_path_normalize(mount, path, &canonical);
         if (r < 0)
                 return r;
         fd = (int) syscall(SYS_openat2, root, canonical[1] ? canonical + 1 : ".", &how, sizeof(how));

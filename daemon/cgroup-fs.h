@@ -22,6 +22,8 @@ typedef struct CgroupEntry {
  * is not. The returned string is pmapid's; ret_fd (may be NULL) a directory fd of its root. */
 int cgroup_fs_mount(const char **ret_path, int *ret_fd);
 
+/* cgroup_fs_normalize() with the mount point given (for the unit tests). */
+int cgroup_path_normalize(const char *mount, const char *path, char **ret);
 /* A cgroup path as given, as the path from the v2 root: the mount point taken off, "." and empty
  * components dropped ("/" for the root). -EINVAL: empty, too long, or a ".." component. */
 int cgroup_fs_normalize(const char *path, char **ret);

@@ -2,7 +2,8 @@
  * people (counts with the locale's thousands separators, each beside its event's status, with
  * perf stat's derived values: the task clock in msec and CPUs utilized, other counts per second of
  * it; with -r the variation), CSV with one value a row, and one JSON document. The numbers are the
- * same in all three; man/pmcount.1 describes each field. A partial count says so in each form. */
+ * same in all three; man/pmcount.1 describes each field. A partial count says so in each form; with
+ * --cgroup, the cgroup's lines (pmcount-cgroup.c) take the place of the counting group's. */
 #include <errno.h>
 #include <glib.h>
 #include <math.h>
@@ -301,8 +302,11 @@ static void text_head(const Report *r, FILE *f) {
                 print_outcome(r, f);
         }
         fprintf(f, "Counting mode:  %s\n", prog_text_format_mode(o->mode, mode, sizeof(mode)));
-        fprintf(f, "Threads:        %d%s\n", n_threads(r),
-                r->total.ginfo.flags.b.consistent || r->partial ? "" : " (group inconsistent)");
+        if (o->cgroup)
+                cgroup_report_text(r, f);
+        else
+                fprintf(f, "Threads:        %d%s\n", n_threads(r),
+                        r->total.ginfo.flags.b.consistent || r->partial ? "" : " (group inconsistent)");
         if (r->n_runs > 1)
                 fprintf(f, "Runs:           %u\n", r->n_runs);
         fprintf(f, "%s   %.6f s", attached(r) ? "Counted for: " : "Elapsed time:", elapsed);
@@ -398,6 +402,10 @@ static void csv_row(CsvWriter *w, const char *record, const MemberRow *m, const 
         csv_end_row(w);
 }
 
+void report_csv_value(CsvWriter *w, const char *record, const char *name, const char *value) {
+        csv_row(w, record, NULL, name, NULL, "%s", value);
+}
+
 static int write_csv(Report *r, FILE *f) {
         char id[16], number[G_ASCII_DTOSTR_BUF_SIZE];   /* CSV numbers are plain, whatever the locale */
         int s = r->wait_status;
@@ -425,10 +433,14 @@ static int write_csv(Report *r, FILE *f) {
                 r->n_runs > 1 ? llround(r->elapsed.mean) : (long long) r->elapsed_ns);
         csv_row(&w, "command", NULL, "kernel_mode", NULL, "%d", !!(r->options->mode & PM_KERNEL));
         csv_row(&w, "command", NULL, "user_mode", NULL, "%d", !!(r->options->mode & PM_USER));
-        csv_row(&w, "group", NULL, "threads", NULL, "%d", n_threads(r));
-        csv_row(&w, "group", NULL, "consistent", NULL, "%d", r->total.ginfo.flags.b.consistent);
-        csv_row(&w, "group", NULL, "partial", NULL, "%d", r->partial);
-        csv_row(&w, "group", NULL, "threads_missed", NULL, "%u", r->threads_missed);
+        if (r->options->cgroup)
+                cgroup_report_csv(r, &w);
+        else {
+                csv_row(&w, "group", NULL, "threads", NULL, "%d", n_threads(r));
+                csv_row(&w, "group", NULL, "consistent", NULL, "%d", r->total.ginfo.flags.b.consistent);
+                csv_row(&w, "group", NULL, "partial", NULL, "%d", r->partial);
+                csv_row(&w, "group", NULL, "threads_missed", NULL, "%u", r->threads_missed);
+        }
         for (int c = 0; c < MAX_COUNTERS; c++) {
                 if (!report_counter_used(r, c))
                         continue;
@@ -510,10 +522,14 @@ static int write_json(const Report *r, FILE *f) {
         json_int(&w, "elapsed_ns", r->n_runs > 1 ? llround(r->elapsed.mean) : (long long) r->elapsed_ns);
         if (r->n_runs > 1)
                 json_double(&w, "elapsed_ns_stddev", run_stat_stddev(&r->elapsed));
-        json_int(&w, "threads", n_threads(r));
-        json_bool(&w, "consistent", r->total.ginfo.flags.b.consistent);
-        json_bool(&w, "partial", r->partial);
-        json_int(&w, "threads_missed", r->threads_missed);
+        if (r->options->cgroup)
+                cgroup_report_json(r, &w);
+        else {
+                json_int(&w, "threads", n_threads(r));
+                json_bool(&w, "consistent", r->total.ginfo.flags.b.consistent);
+                json_bool(&w, "partial", r->partial);
+                json_int(&w, "threads_missed", r->threads_missed);
+        }
         json_open_array(&w, "events");
         for (int c = 0; c < MAX_COUNTERS; c++) {
                 if (!report_counter_used(r, c))

@@ -1,7 +1,8 @@
 /* pmcount.h: what pmcount's parts share: the command line (pmcount.c), a run of a command in a
  * counting group of its own (pmcount-run.c), counting a running process or thread (-p/-t,
- * pmcount-attach.c), and the report (pmcount-report.c; the repeated runs' statistics and the interval
- * lines, pmcount-series.c). Exit statuses: tool-usage.h. */
+ * pmcount-attach.c), counting a cgroup while a command runs (--cgroup, pmcount-cgroup.c), and the
+ * report (pmcount-report.c; the repeated runs' statistics and the interval lines,
+ * pmcount-series.c). Exit statuses: tool-usage.h. */
 #pragma once
 
 #include <stdbool.h>
@@ -10,7 +11,10 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "cgroup-target.h"
+#include "csv-writer.h"
 #include "group-members.h"
+#include "json-writer.h"
 #include "pmapi.h"
 
 typedef enum ReportFormat {
@@ -33,6 +37,7 @@ typedef struct Options {
         pid_t attach_tid;               /* -t, or -p's main thread */
         bool attach_process;            /* -p: every thread of the process */
         char **command;                 /* NULL-terminated; NULL with -p/-t */
+        const char *cgroup;             /* --cgroup PATH as typed, or NULL */
 } Options;
 
 /* A count over repeated runs: Welford's running mean and sum of squared deviations. */
@@ -65,6 +70,9 @@ typedef struct Report {
         RunStat elapsed;
         /* -p/-t */
         bool target_gone;               /* the target exited before the end: the last read counts */
+        /* --cgroup */
+        CgroupTarget cgroup;            /* the cgroup counted, found by its path */
+        bool cgroup_removed;            /* it was removed before the count ended */
         /* -I */
         uint64_t interval_start_ns;
         int64_t last[MAX_COUNTERS];     /* the counts at the last interval line */
@@ -81,6 +89,8 @@ static inline bool report_counter_used(const Report *r, int counter) {
 }
 /* CSV's first row: the columns, and time_ns with -I. */
 void report_csv_header(Report *r);
+/* A row of the report's CSV (write_csv's writer) that belongs to no thread: record, name, value. */
+void report_csv_value(CsvWriter *w, const char *record, const char *name, const char *value);
 
 /* The exit status pmcount passes on: the command's, or 128 + the signal that killed it. */
 int report_exit_code(const Report *r);
@@ -97,6 +107,12 @@ int run_command(const Options *o, Report *rep);
 /* What counts a running process or thread until it ends or SIGINT/SIGTERM (pmcount-attach.c);
  * returns 0 or pmcount's exit status when it could not. */
 int attach_and_count(const Options *o, Report *rep);
+/* What counts cgroup --cgroup while the command runs (pmcount-cgroup.c); 0 or pmcount's exit
+ * status when it could not. And the report's lines about the cgroup, in place of the group's. */
+int cgroup_count_command(const Options *o, Report *rep);
+void cgroup_report_text(const Report *r, FILE *f);
+void cgroup_report_csv(const Report *r, CsvWriter *w);
+void cgroup_report_json(const Report *r, JsonWriter *w);
 
 uint64_t pmcount_now_ns(void);
 /* "pmcount: what: pm_strerror(code)"; returns TOOL_EXIT_OWN. */

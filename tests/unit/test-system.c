@@ -8,7 +8,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "counter.h"
@@ -209,6 +213,47 @@ static void test_hotplug_uevents_parse(void **state) {
         assert_int_equal(cpu_watch_parse(unterminated, sizeof(unterminated), &cpu, &on), 0);
 }
 
+/* A cgroup context: one group per CPU aimed at the cgroup's directory; once the cgroup is gone (its
+ * files are), it keeps its counts and no CPU coming online opens counters for it. A directory with a
+ * cgroup.procs file stands in for the cgroup. */
+static void test_cgroup_context_targets_its_cgroup_and_outlives_it(void **state) {
+        char dir[] = "/tmp/pmapi-test-cgroup-XXXXXX", procs[64];
+        bool online[2] = { true, false };
+        Program p = program_with(PM_USER | PM_COUNT);
+        SystemContext *s = NULL;
+        CounterTarget t;
+        int fd;
+
+        assert_non_null(mkdtemp(dir));
+        snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+        fd = open(procs, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        close(fd);
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(system_new_cgroup(&counter_backend_fake, *state, &p, 100, 0, fd, 42, "/a", online, 2, &s),
+                         0);
+        t = counter_fake_last_target();
+        assert_int_equal(t.cgroup_fd, fd);
+        assert_int_equal(t.cpu, 0);
+        assert_false(t.inherit);
+        assert_int_equal(s->cgroup_id, 42);
+        assert_string_equal(s->cgroup_path, "/a");
+        assert_false(system_cgroup_removed(s));
+        work(s, 0, 0, 70);
+        assert_int_equal(total(s), 70);
+
+        assert_int_equal(unlink(procs), 0);             /* the cgroup's files go with it */
+        assert_true(system_cgroup_removed(s));
+        assert_int_equal(s->cgroup_fd, -1);
+        assert_int_equal(total(s), 70);
+        assert_int_equal(system_cpu_online(s, 1), -ENODEV);
+        assert_false(system_cpu_open(s, 1));
+        assert_int_equal(total(s), 70);
+        system_free(s);
+        assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_every_online_cpu_counts_and_adds_up),
@@ -216,6 +261,7 @@ int main(void) {
                 cmocka_unit_test(test_start_stop_switch_every_cpu),
                 cmocka_unit_test(test_offline_cpu_keeps_its_counts_and_resets_are_offsets),
                 cmocka_unit_test(test_failed_open_leaves_nothing_open),
+                cmocka_unit_test(test_cgroup_context_targets_its_cgroup_and_outlives_it),
                 cmocka_unit_test(test_cpu_lists_parse),
                 cmocka_unit_test(test_hotplug_uevents_parse),
         };

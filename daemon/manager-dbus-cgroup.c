@@ -178,7 +178,6 @@ int method_reset_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *er
 }
 
 int method_get_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         SystemContext *s;
         AcctVector accu;
         int r;
@@ -189,18 +188,10 @@ int method_get_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
         r = system_read(s, accu);
         if (r < 0)
                 return cgroup_error(error, s->cgroup_id, r);
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = sd_bus_message_append_array(reply, 'x', accu, sizeof(AcctVector));
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "tb", now_monotonic_ns(), (int) s->cgroup_removed);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return manager_bus_reply_data(m, accu, NULL, &s->cgroup_removed);
 }
 
 int method_get_cgroup_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         SystemContext *s;
         AcctVector accu;
         uint32_t id;
@@ -218,14 +209,7 @@ int method_get_cgroup_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *
                 r = system_read_cpu(s, cpu, accu);
         if (r < 0)
                 return cgroup_error(error, s->cgroup_id, r);
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = sd_bus_message_append_array(reply, 'x', accu, sizeof(AcctVector));
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "tu", now_monotonic_ns(), (uint32_t) cpu);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return manager_bus_reply_data(m, accu, &cpu, NULL);
 }
 
 int method_list_cgroups(sd_bus_message *m, void *userdata, sd_bus_error *error) {

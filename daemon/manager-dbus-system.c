@@ -158,25 +158,6 @@ int method_reset_system_data(sd_bus_message *m, void *userdata, sd_bus_error *er
         return system_op(m, userdata, error, system_reset);
 }
 
-/* (data, timestamp), and the CPU number when cpu is given. */
-static int reply_data(sd_bus_message *m, const AcctVector accu, const unsigned *cpu) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int r;
-
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append_array(reply, 'x', accu, sizeof(AcctVector));
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(reply, "t", now_monotonic_ns());
-        if (r >= 0 && cpu)
-                r = sd_bus_message_append(reply, "u", (uint32_t) *cpu);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
-}
-
 int method_get_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         SystemContext *s;
         AcctVector accu;
@@ -188,7 +169,7 @@ int method_get_system_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
         r = system_read(s, accu);
         if (r < 0)
                 return system_error(error, userdata, r);
-        return reply_data(m, accu, NULL);
+        return manager_bus_reply_data(m, accu, NULL, NULL);
 }
 
 int method_get_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -210,5 +191,5 @@ int method_get_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error) 
                 r = system_read_cpu(s, cpu, accu);
         if (r < 0)
                 return system_error(error, userdata, r);
-        return reply_data(m, accu, &cpu);
+        return manager_bus_reply_data(m, accu, &cpu, NULL);
 }

@@ -204,6 +204,25 @@ static int message_context(sd_bus_message *m, Manager *manager, sd_bus_error *er
         return 0;
 }
 
+int manager_bus_reply_data(sd_bus_message *m, const AcctVector accu, const unsigned *cpu, const bool *removed) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_array(reply, 'x', accu, sizeof(AcctVector));
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "t", now_monotonic_ns());
+        if (r >= 0 && cpu)
+                r = sd_bus_message_append(reply, "u", (uint32_t) *cpu);
+        if (r >= 0 && removed)
+                r = sd_bus_message_append(reply, "b", (int) *removed);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 int manager_bus_reply_program(sd_bus_message *m, const Program *p) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;

@@ -27,6 +27,8 @@ int manager_bus_fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, i
 /* Reads the (mode, events) arguments; a malformed array sets error. */
 int manager_bus_read_program(sd_bus_message *m, sd_bus_error *error, Program *ret);
 int manager_bus_reply_program(sd_bus_message *m, const Program *p);
+/* Replies (data, timestamp), then the CPU number when cpu is given, then removed when given. */
+int manager_bus_reply_data(sd_bus_message *m, const AcctVector accu, const unsigned *cpu, const bool *removed);
 
 /* The group scope (manager-dbus-group.c). */
 int method_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error);

@@ -65,9 +65,6 @@ int pm_set_program_wp(cid_t cid, pm_prog_t *prog) {
 
 int pm_get_program_wp(cid_t cid, pm_prog_t *prog) {
         _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
-        const int32_t *events;
-        size_t n_bytes;
-        int32_t mode;
         int r;
 
         if (!prog)
@@ -77,13 +74,7 @@ int pm_get_program_wp(cid_t cid, pm_prog_t *prog) {
         r = bus_call("GetCgroupProgram", &reply, "t", (uint64_t) cid);
         if (r != 0)
                 return r;
-        if (sd_bus_message_read(reply, "i", &mode) < 0 ||
-            sd_bus_message_read_array(reply, 'i', (const void **) &events, &n_bytes) < 0 ||
-            n_bytes != sizeof(prog->events))
-                return PM_EDAEMON;
-        prog->mode.w = mode;
-        memcpy(prog->events, events, sizeof(prog->events));
-        return 0;
+        return reply_read_program(reply, prog);
 }
 
 static int call_cgroup(const char *method, cid_t cid) {

@@ -49,9 +49,6 @@ int call_set_program(const char *method, CallTarget t, const pm_prog_t *prog) {
 
 int call_get_program(const char *method, CallTarget t, pm_prog_t *prog) {
         _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
-        const int32_t *events;
-        size_t n_bytes;
-        int32_t mode;
         int r;
 
         if (!prog)
@@ -61,6 +58,14 @@ int call_get_program(const char *method, CallTarget t, pm_prog_t *prog) {
         r = call_on(t, method, &reply, NULL);
         if (r != 0)
                 return r;
+        return reply_read_program(reply, prog);
+}
+
+int reply_read_program(sd_bus_message *reply, pm_prog_t *prog) {
+        const int32_t *events;
+        size_t n_bytes;
+        int32_t mode;
+
         if (sd_bus_message_read(reply, "i", &mode) < 0 ||
             sd_bus_message_read_array(reply, 'i', (const void **) &events, &n_bytes) < 0 ||
             n_bytes != sizeof(prog->events))

@@ -27,6 +27,8 @@ int call_get_program(const char *method, CallTarget t, pm_prog_t *prog);
 /* ret_local (may be NULL): GetData's hint that OpenLocal would hand the context over (local.h). */
 int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data, timebasestruct_t *time,
                   bool *ret_local);
+/* Reads a (mode, events) reply into prog. */
+int reply_read_program(sd_bus_message *reply, pm_prog_t *prog);
 /* Reads a (data, timestamp) reply into data and time (either may be NULL). */
 int reply_read_data(sd_bus_message *reply, pm_data_t *data, timebasestruct_t *time);
 /* A method on the target without other arguments or reply. */

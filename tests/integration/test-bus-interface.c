@@ -226,6 +226,73 @@ static void test_cpu_objects_describe_the_system_context(void **state) {
         sd_bus_flush_close_unref(bus);
 }
 
+/* A cgroup context is an object /cgroup/<id>/<owner pid> with the contract's Cgroup interface, its
+ * CPUs below it with the Cpu interface; another user cannot read it; it goes with the context. */
+static int cgroup_hidden_body(void *arg) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus *bus = NULL;
+        uint64_t id = 0;
+        int ok;
+
+        if (sd_bus_open_system(&bus) < 0)
+                return 1;
+        ok = sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", arg, "org.pmapi.PerfMon1.Cgroup", "Cgroup",
+                                         &error, 't', &id) < 0;
+        sd_bus_error_free(&error);
+        sd_bus_flush_close_unref(bus);
+        return ok ? 0 : 1;
+}
+
+static void test_cgroup_object_describes_the_cgroup_context(void **state) {
+        g_autofree char *path = g_build_filename(getenv("PMAPI_SOURCE_ROOT"), "dbus", "org.pmapi.PerfMon1.xml", NULL);
+        g_autofree char *contract = NULL, *object = NULL, *cpu0 = NULL, *xml = NULL, *cpu_xml = NULL;
+        g_autoptr(GDBusNodeInfo) want = NULL;
+        g_autoptr(GError) gerror = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        pm_prog_t prog = { .mode.w = PM_USER | PM_COUNT };
+        pm_wpar_ctx_info_t root;
+        sd_bus *bus = NULL;
+        uint64_t id = 0;
+        int removed = -1, n = 1;
+        char *p = NULL;
+
+        (void) state;
+        if (pm_get_wplist("/", &root, &n) != 0)
+                skip();                 /* no cgroup v2 here: test-cgroup says why */
+        assert_true(g_file_get_contents(path, &contract, NULL, &gerror));
+        want = g_dbus_node_info_new_for_xml(contract, &gerror);
+        assert_non_null(want);
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                prog.events[c] = COUNT_NOTHING;
+        prog.events[0] = page_faults_id;
+        assert_int_equal(pm_set_program_wp(root.cid, &prog), 0);
+        object = g_strdup_printf("/org/pmapi/PerfMon1/cgroup/%llu/%d", root.cid, (int) getpid());
+        cpu0 = g_strdup_printf("%s/cpu/0", object);
+        xml = introspect(object);
+        assert_non_null(xml);
+        assert_interface_matches(g_dbus_node_info_lookup_interface(want, "org.pmapi.PerfMon1.Cgroup"), xml);
+        cpu_xml = introspect(cpu0);
+        assert_non_null(cpu_xml);
+        assert_interface_matches(g_dbus_node_info_lookup_interface(want, "org.pmapi.PerfMon1.Cpu"), cpu_xml);
+        assert_int_equal(sd_bus_open_system(&bus), 0);
+        assert_int_equal(sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", object, "org.pmapi.PerfMon1.Cgroup",
+                                                     "Cgroup", &error, 't', &id), 0);
+        assert_int_equal(id, root.cid);
+        assert_int_equal(sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", object, "org.pmapi.PerfMon1.Cgroup",
+                                                     "Removed", &error, 'b', &removed), 0);
+        assert_false(removed);
+        assert_int_equal(sd_bus_get_property_string(bus, "org.pmapi.PerfMon1", object, "org.pmapi.PerfMon1.Cgroup",
+                                                    "Path", &error, &p), 0);
+        assert_string_equal(p, "/");
+        free(p);
+        assert_int_equal(run_as_nobody(cgroup_hidden_body, object), 0);
+        assert_int_equal(pm_delete_program_wp(root.cid), 0);
+        assert_true(sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", object, "org.pmapi.PerfMon1.Cgroup",
+                                                "Cgroup", &error, 't', &id) < 0);
+        sd_bus_error_free(&error);
+        sd_bus_flush_close_unref(bus);
+}
+
 static void test_thread_object_properties_describe_the_context(void **state) {
         g_autofree char *path = g_strdup_printf("/org/pmapi/PerfMon1/thread/%d", (int) gettid());
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -325,6 +392,7 @@ int main(void) {
                 cmocka_unit_test(test_thread_object_properties_describe_the_context),
                 cmocka_unit_test(test_group_object_describes_the_group),
                 cmocka_unit_test(test_cpu_objects_describe_the_system_context),
+                cmocka_unit_test(test_cgroup_object_describes_the_cgroup_context),
                 cmocka_unit_test(test_thread_objects_are_hidden_from_other_users),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -53,8 +53,9 @@ int cgroup_target_removed(const CgroupTarget *t, bool *ret) {
 
 void cgroup_target_hint(const char *tool, int code) {
         if (code == PM_ECGROUPACCESS)
-                fprintf(stderr, "%s: to count a cgroup as another user than root, have it delegated to you "
-                                "(its directory and cgroup.procs yours) with only your processes in it\n", tool);
+                fprintf(stderr, "%s: to count a cgroup as another user than root, have it delegated to "
+                                "you (its directory and cgroup.procs yours) with only your processes in it\n",
+                        tool);
         else if (code == PM_EKERNELMODE)
                 fprintf(stderr, "%s: add -u to count user mode only\n", tool);
 }

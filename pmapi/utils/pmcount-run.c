@@ -133,10 +133,14 @@ static int make_group(pm_prog_t *prog) {
         return 0;
 }
 
-/* -I: every interval from start until the command exits, the group's counts so far; then wait4.
- * A read or a write that fails ends the lines, not the command: pmcount waits for it and then
- * fails (125). */
-static int wait_command(Report *rep, pid_t pid, uint64_t start) {
+/* -I's reader: the group's counts so far. */
+static int read_mygroup(Report *rep, pm_data_t *ret) {
+        (void) rep;
+        return pm_get_data_mygroup(ret);
+}
+
+int run_wait_command(Report *rep, pid_t pid, uint64_t start, int (*read_counts)(Report *rep, pm_data_t *ret),
+                     const char *what) {
         const Options *o = rep->options;
         uint64_t step = o->interval_ms * 1000000ULL, next = start + step;
         _cleanup_close_ int pidfd = -1;
@@ -159,9 +163,9 @@ static int wait_command(Report *rep, pid_t pid, uint64_t start) {
                         continue;
                 while (next <= now)     /* a late wake-up skips the lines it missed */
                         next += step;
-                r = pm_get_data_mygroup(&data);
+                r = read_counts(rep, &data);
                 if (r != 0)
-                        failure = pmcount_fail("reading the counting group", r);
+                        failure = pmcount_fail(what, r);
                 else if ((r = report_interval(rep, &data, now)) < 0) {
                         fprintf(stderr, "pmcount: cannot write the report: %s\n", strerror(-r));
                         failure = TOOL_EXIT_OWN;
@@ -213,7 +217,7 @@ static int fork_and_wait(const Options *o, const char *preload, Report *rep) {
         close(fds[0]);
 
         rep->pid = pid;
-        r = wait_command(rep, pid, start);
+        r = run_wait_command(rep, pid, start, read_mygroup, "reading the counting group");
         rep->elapsed_ns = pmcount_now_ns() - start;
         if (r != 0)
                 return r;

@@ -1,8 +1,9 @@
 /* pmcount.c: pmcount, AIX hpmcount's counterpart (and perf stat's): runs a command in a counting
  * group of its own and reports the group's counts, the time and the resource usage, and with
  * --per-thread one row per thread that ever ran in it; or, with -p/-t, counts a process or thread
- * that already runs. This file holds the command line and picks the program; the run is
- * pmcount-run.c, -p/-t pmcount-attach.c, the report pmcount-report.c, the contract man/pmcount.1
+ * that already runs; or, with --cgroup, counts a cgroup while the command runs. This file holds the
+ * command line and picks the program; the run is pmcount-run.c, -p/-t pmcount-attach.c, --cgroup
+ * pmcount-cgroup.c, the report pmcount-report.c, the contract man/pmcount.1
  * and the conventions shared with the other tools man/pmapi-tools.7. */
 #include <errno.h>
 #include <getopt.h>
@@ -36,10 +37,14 @@ static const char *const default_events[] = {
 
 static void help(void) {
         printf("Usage: pmcount [OPTIONS...] [--] COMMAND [ARGUMENTS...]\n"
-               "       pmcount [OPTIONS...] -p PID | -t TID\n\n"
+               "       pmcount [OPTIONS...] -p PID | -t TID\n"
+               "       pmcount [OPTIONS...] --cgroup=PATH [--] COMMAND [ARGUMENTS...]\n\n"
                "Run COMMAND and count events in it and in every thread and process it\n"
                "creates; print each event's total, the elapsed time and the resource usage.\n"
-               "With -p or -t, count a running process or thread until it ends or ^C.\n\n"
+               "With -p or -t, count a running process or thread until it ends or ^C.\n"
+               "With --cgroup, count what runs in cgroup PATH and below it, on every CPU,\n"
+               "while COMMAND runs (COMMAND itself stays where pmcount runs); root or the\n"
+               "cgroup's delegated owner.\n\n"
                "Options:\n"
                "  -e --events=LIST   Events per counter from 0, by name or id; '-' for none\n"
                "                     (default: PM_TASK_CLOCK,PM_PAGE_FLT,PM_MINOR_FLT,PM_MAJOR_FLT,\n"
@@ -51,6 +56,9 @@ static void help(void) {
                "  -I --interval=MS   Also print what each event counted every MS milliseconds\n"
                "  -p --pid=PID       Count running process PID (every thread of it)\n"
                "  -t --tid=TID       Count running thread TID and what it creates from now on\n"
+               "     --cgroup=PATH   Count cgroup PATH (from the cgroup v2 root, or under its\n"
+               "                     mount point) while COMMAND runs; not with -r, -p, -t,\n"
+               "                     --per-thread\n"
                "     --per-thread    One row per thread that ran, exited ones included\n"
                "  -o --output=FILE   Write the report to FILE instead of standard error\n"
                "     --csv           The report as CSV\n"
@@ -114,7 +122,7 @@ static int thread_process(pid_t tid, pid_t *ret) {
 
 /* 0 to run, 1 when --help or --version was answered, -EINVAL after a usage message. */
 static int parse_argv(int argc, char *argv[], Options *o) {
-        enum { ARG_CSV = 0x100, ARG_NO_PRELOAD, ARG_MODE, ARG_PER_THREAD, ARG_NO_BIG_NUM };
+        enum { ARG_CSV = 0x100, ARG_NO_PRELOAD, ARG_MODE, ARG_PER_THREAD, ARG_NO_BIG_NUM, ARG_CGROUP };
         static const struct option options[] = {
                 { "events",          required_argument, NULL, 'e' },
                 { "user",            no_argument,       NULL, 'u' },
@@ -125,6 +133,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 { "pid",             required_argument, NULL, 'p' },
                 { "tid",             required_argument, NULL, 't' },
                 { "per-thread",      no_argument,       NULL, ARG_PER_THREAD },
+                { "cgroup",          required_argument, NULL, ARG_CGROUP },
                 { "output",          required_argument, NULL, 'o' },
                 { "csv",             no_argument,       NULL, ARG_CSV },
                 { "field-separator", required_argument, NULL, 'x' },
@@ -180,6 +189,9 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 case ARG_PER_THREAD:
                         o->per_thread = true;
                         break;
+                case ARG_CGROUP:
+                        o->cgroup = optarg;
+                        break;
                 case 'o':
                         o->output = optarg;
                         break;
@@ -218,6 +230,16 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         if (prog_text_resolve_mode(user, kernel, mode, PM_USER, &o->mode, error) < 0)
                 return usage_error("%s", error);
 
+        /* A cgroup is counted as a whole, for as long as COMMAND runs: it has no threads to list, and
+         * what else runs in it does not repeat with COMMAND. */
+        if (o->cgroup) {
+                if (o->attach_tid > 0)
+                        return usage_error("--cgroup counts while a COMMAND runs: not with -p or -t");
+                if (o->per_thread)
+                        return usage_error("--per-thread lists a counting group's threads: not with --cgroup");
+                if (o->repeat > 1)
+                        return usage_error("-r repeats a COMMAND in a group of its own: not with --cgroup");
+        }
         if (o->attach_tid > 0) {
                 if (optind < argc)
                         return usage_error("-p and -t count what already runs: no COMMAND with them");
@@ -276,9 +298,11 @@ static int run(const Options *o, const pm_info_t *info) {
         }
         rep.f = out ? out : stderr;
 
-        r = o->attach_tid > 0 ? attach_and_count(o, &rep) : run_command(o, &rep);
+        r = o->attach_tid > 0 ? attach_and_count(o, &rep) : o->cgroup ? cgroup_count_command(o, &rep) :
+                                                                       run_command(o, &rep);
         if (r != 0) {
                 member_rows_done(&rep.rows);
+                cgroup_target_done(&rep.cgroup);
                 return r;
         }
         status = o->attach_tid > 0 ? 0 : report_exit_code(&rep);
@@ -288,10 +312,15 @@ static int run(const Options *o, const pm_info_t *info) {
         member_rows_done(&rep.rows);
         if (r < 0) {
                 fprintf(stderr, "pmcount: cannot write the report: %s\n", strerror(-r));
+                cgroup_target_done(&rep.cgroup);
                 return TOOL_EXIT_OWN;
         }
-        /* The report says so too; this line is for a report in a file, which nobody may read
+        /* The report says so too; these lines are for a report in a file, which nobody may read
          * before the exit status (a report on stderr stays one document). */
+        if (rep.cgroup_removed && o->output)
+                fprintf(stderr, "pmcount: cgroup %s was removed during the run: see %s\n", rep.cgroup.path,
+                        o->output);
+        cgroup_target_done(&rep.cgroup);
         if (rep.partial && o->output)
                 fprintf(stderr, "pmcount: the counts are partial (%s): see %s\n",
                         rep.target_gone ? "the target exited after the last read" :

@@ -104,6 +104,11 @@ int report_interval(Report *r, const pm_data_t *now, uint64_t now_ns);
 
 /* What runs the command (pmcount-run.c); returns 0 or pmcount's exit status when it could not. */
 int run_command(const Options *o, Report *rep);
+/* Waits for the command pid, started at start, into rep's wait_status and rusage; with -I, prints
+ * every interval until it exits what read_counts reads (what: its name in a failure). A read or
+ * a write that fails ends the lines, not the command: pmcount waits for it, then returns 125. */
+int run_wait_command(Report *rep, pid_t pid, uint64_t start, int (*read_counts)(Report *rep, pm_data_t *ret),
+                     const char *what);
 /* What counts a running process or thread until it ends or SIGINT/SIGTERM (pmcount-attach.c);
  * returns 0 or pmcount's exit status when it could not. */
 int attach_and_count(const Options *o, Report *rep);

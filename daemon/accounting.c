@@ -3,6 +3,18 @@
 
 #include "accounting.h"
 
+void acct_from_counts(AcctVector v, const int64_t counts[MAX_COUNTERS], uint64_t enabled_ns, uint64_t running_ns,
+                      uint64_t base_enabled_ns, uint64_t base_running_ns) {
+        uint64_t enabled = enabled_ns > base_enabled_ns ? enabled_ns - base_enabled_ns : 0;
+        uint64_t running = running_ns > base_running_ns ? running_ns - base_running_ns : 0;
+
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                v[c] = running > 0 && running < enabled ?
+                       (int64_t) ((__int128) counts[c] * (__int128) enabled / (__int128) running) : counts[c];
+        v[ACCT_ENABLED] = (int64_t) enabled;
+        v[ACCT_RUNNING] = (int64_t) running;
+}
+
 bool acct_effective(bool thread_counting, bool group_counting) {
         return thread_counting && group_counting;
 }
@@ -10,19 +22,19 @@ bool acct_effective(bool thread_counting, bool group_counting) {
 void acct_group_value(const AcctVector retained, const AcctVector *live, size_t n_live, AcctVector ret) {
         memcpy(ret, retained, sizeof(AcctVector));
         for (size_t m = 0; m < n_live; m++)
-                for (int c = 0; c < MAX_COUNTERS; c++)
+                for (int c = 0; c < ACCT_SLOTS; c++)
                         ret[c] += live[m][c];
 }
 
 void acct_member_died(AcctVector retained, const AcctVector final_counts) {
-        for (int c = 0; c < MAX_COUNTERS; c++)
+        for (int c = 0; c < ACCT_SLOTS; c++)
                 retained[c] += final_counts[c];
 }
 
 void acct_group_reset(AcctVector retained, const AcctVector *live_others, size_t n_others) {
         memset(retained, 0, sizeof(AcctVector));
         for (size_t m = 0; m < n_others; m++)
-                for (int c = 0; c < MAX_COUNTERS; c++)
+                for (int c = 0; c < ACCT_SLOTS; c++)
                         retained[c] -= live_others[m][c];
 }
 

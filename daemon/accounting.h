@@ -12,7 +12,22 @@
 
 #include "pmapi.h"
 
-typedef int64_t AcctVector[MAX_COUNTERS];
+/* The counts of the MAX_COUNTERS counters, then the time the counters were enabled and the time they
+ * ran on the PMU (ns, as perf reports them): the times add, die and reset by the same rules as the
+ * counts, so a group's counted time is the sum of its members'. Only the counts go on the bus as
+ * "data". */
+#define ACCT_ENABLED MAX_COUNTERS
+#define ACCT_RUNNING (MAX_COUNTERS + 1)
+#define ACCT_SLOTS (MAX_COUNTERS + 2)
+#define ACCT_COUNTS_SIZE (MAX_COUNTERS * sizeof(int64_t))
+typedef int64_t AcctVector[ACCT_SLOTS];
+
+/* The counts, the times and the times at the last reset (base): v gets the counts since then, the
+ * times since then, and, where the PMU time-shared the counters (running < enabled), each count
+ * scaled to the enabled time as perf stat does (count * enabled / running). A group that never ran
+ * keeps its counts (0) and says so by its running time, 0. */
+void acct_from_counts(AcctVector v, const int64_t counts[MAX_COUNTERS], uint64_t enabled_ns, uint64_t running_ns,
+                      uint64_t base_enabled_ns, uint64_t base_running_ns);
 
 /* A member counts only when its own state and its group's are both on. */
 bool acct_effective(bool thread_counting, bool group_counting);

@@ -127,7 +127,9 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
 
                 if (r < 0)
                         return sd_bus_error_set_errnof(error, r, "Reading the cgroup's counters failed: %m");
-                return sd_bus_message_append_array(reply, 'x', accu, sizeof(accu));
+                if (strcmp(property, "Data") != 0)
+                        return bus_append_time(reply, property, accu);
+                return sd_bus_message_append_array(reply, 'x', accu, ACCT_COUNTS_SIZE);
         }
 }
 
@@ -143,6 +145,8 @@ static const sd_bus_vtable cgroup_vtable[] = {
         SD_BUS_PROPERTY("Events", "ai", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("EventNames", "as", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Data", "ax", property_get, 0, 0),
+        SD_BUS_PROPERTY("TimeEnabled", "t", property_get, 0, 0),
+        SD_BUS_PROPERTY("TimeRunning", "t", property_get, 0, 0),
         SD_BUS_VTABLE_END
 };
 

@@ -89,6 +89,24 @@ static int property_get_events(sd_bus *bus, const char *path, const char *interf
         return sd_bus_message_append_array(reply, 'i', c->program.events, sizeof(c->program.events));
 }
 
+int bus_append_time(sd_bus_message *reply, const char *property, const AcctVector accu) {
+        int64_t v = accu[strcmp(property, "TimeEnabled") == 0 ? ACCT_ENABLED : ACCT_RUNNING];
+
+        return sd_bus_message_append(reply, "t", (uint64_t) (v > 0 ? v : 0));
+}
+
+static int property_get_times(sd_bus *bus, const char *path, const char *interface, const char *property,
+                              sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        AcctVector accu;
+        int r;
+
+        (void) bus, (void) path, (void) interface;
+        r = context_read(userdata, accu);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Reading the thread's counters failed: %m");
+        return bus_append_time(reply, property, accu);
+}
+
 int bus_append_event_names(sd_bus_message *reply, const EventTable *t, const Program *p) {
         int r;
 
@@ -163,6 +181,8 @@ static const sd_bus_vtable thread_vtable[] = {
         SD_BUS_PROPERTY("Mode", "i", property_get_mode, 0, 0),
         SD_BUS_PROPERTY("Counting", "b", property_get_counting, 0, 0),
         SD_BUS_PROPERTY("Group", "o", property_get_group, 0, 0),
+        SD_BUS_PROPERTY("TimeEnabled", "t", property_get_times, 0, 0),
+        SD_BUS_PROPERTY("TimeRunning", "t", property_get_times, 0, 0),
         SD_BUS_VTABLE_END
 };
 

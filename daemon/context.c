@@ -119,12 +119,32 @@ void context_record_counting(Context *c, bool old_counting) {
                 c->n_history++;
 }
 
+/* The times the thread read right after its last reset in process (pm_reset_data_mythread): the
+ * new base. A seqlock on resets: what is read between two equal counts is one reset's. */
+static void sync_local_resets(Context *c, const LocalState *st) {
+        for (int tries = 0; tries < 4; tries++) {
+                uint32_t n = __atomic_load_n(&st->resets, __ATOMIC_ACQUIRE);
+                CounterTimes t = { __atomic_load_n(&st->reset_enabled_ns, __ATOMIC_RELAXED),
+                                   __atomic_load_n(&st->reset_running_ns, __ATOMIC_RELAXED) };
+
+                if (n == c->local_resets)
+                        return;
+                __atomic_thread_fence(__ATOMIC_ACQUIRE);
+                if (__atomic_load_n(&st->resets, __ATOMIC_RELAXED) != n)
+                        continue;
+                c->time_base = t;
+                c->local_resets = n;
+                return;
+        }
+}
+
 void context_sync_local(Context *c) {
         const LocalState *st = c->local_state;
         uint32_t n, first;
 
         if (!st)
                 return;
+        sync_local_resets(c, st);
         n = __atomic_load_n(&st->n, __ATOMIC_ACQUIRE);
         first = n - c->local_merged > LOCAL_STATE_RING ? n - LOCAL_STATE_RING : c->local_merged;
         for (uint32_t i = first; i != n; i++) {
@@ -186,17 +206,28 @@ int context_stop(Context *c) {
 }
 
 int context_reset(Context *c) {
-        return c->backend->reset(c->counters);
-}
-
-int context_read(Context *c, int64_t accu[MAX_COUNTERS]) {
         uint64_t values[MAX_COUNTERS];
-        int r;
+        int r = c->backend->reset(c->counters);
 
-        r = c->backend->read(c->counters, values, c->encoding.n_events);
         if (r < 0)
                 return r;
-        program_spread_values(&c->encoding, values, accu);
+        /* The kernel zeroes the counts, not the times: they count from now on. */
+        return c->backend->read(c->counters, values, c->encoding.n_events, &c->time_base);
+}
+
+int context_read(Context *c, AcctVector accu) {
+        uint64_t values[MAX_COUNTERS];
+        int64_t counts[MAX_COUNTERS];
+        CounterTimes t;
+        int r;
+
+        context_sync_local(c);          /* a reset the thread made itself moves the time base */
+        r = c->backend->read(c->counters, values, c->encoding.n_events, &t);
+        if (r < 0)
+                return r;
+        program_spread_values(&c->encoding, values, counts);
+        acct_from_counts(accu, counts, t.enabled_ns, t.running_ns, c->time_base.enabled_ns,
+                         c->time_base.running_ns);
         return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "accounting.h"
 #include "counter.h"
 #include "program.h"
 
@@ -73,6 +74,8 @@ typedef struct Context {
         struct LocalPage *local_page;   /* pmapid's writable map of the page; NULL until asked */
         struct LocalState *local_state; /* the thread's writable page of its own switches */
         uint32_t local_merged;          /* changes of local_state already in history */
+        uint32_t local_resets;          /* resets of local_state already taken in */
+        CounterTimes time_base;         /* the group's times at its last reset: the kernel keeps them */
 } Context;
 
 /* Opens the counters (they start at 0) and starts them if the program's count bit is set.
@@ -96,7 +99,8 @@ int context_reset(Context *c);
 void context_record_counting(Context *c, bool old_counting);
 /* The thread's own counting state at CLOCK_MONOTONIC time t (the state now if t is in the future). */
 bool context_counting_at(const Context *c, uint64_t t);
-int context_read(Context *c, int64_t accu[MAX_COUNTERS]);
+/* The counts and times since the last reset (accounting.h: scaled where the PMU time-shared them). */
+int context_read(Context *c, AcctVector accu);
 /* The program as get_program reports it: the count bit is the current state. */
 Program context_get_program(Context *c);
 /* The thread's name changed (a perf COMM record): at most CONTEXT_COMM_MAX - 1 bytes are kept. */

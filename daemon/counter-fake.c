@@ -15,6 +15,7 @@
 
 struct CounterGroup {
         uint64_t values[MAX_COUNTERS];
+        CounterTimes times;
         size_t n;
         bool enabled;
         int token;                      /* -1 until handed over */
@@ -35,6 +36,13 @@ CounterGroup *counter_fake_last_opened(void) {
 void counter_fake_count(CounterGroup *g, size_t i, uint64_t delta) {
         if (g->enabled && i < g->n)
                 g->values[i] += delta;
+}
+
+void counter_fake_advance(CounterGroup *g, uint64_t enabled_ns, uint64_t running_ns) {
+        if (g->enabled) {
+                g->times.enabled_ns += enabled_ns;
+                g->times.running_ns += running_ns;
+        }
 }
 
 void counter_fake_fail_next_open(int error) {
@@ -88,10 +96,12 @@ static int fake_reset(CounterGroup *g) {
         return 0;
 }
 
-static int fake_read(CounterGroup *g, uint64_t *values, size_t n) {
+static int fake_read(CounterGroup *g, uint64_t *values, size_t n, CounterTimes *times) {
         if (n != g->n)
                 return -EINVAL;
         memcpy(values, g->values, n * sizeof(uint64_t));
+        if (times)
+                *times = g->times;
         return 0;
 }
 
@@ -141,6 +151,7 @@ static int fake_adopt(const int *fds, size_t n, size_t n_events, CounterGroup **
                         return -ENOMEM;
                 *g = (CounterGroup) { .n = e->n, .enabled = e->enabled, .token = -1 };
                 memcpy(g->values, e->values, sizeof(g->values));
+                g->times = e->times;
                 n_open++;
                 *ret = g;
                 return 0;

@@ -120,7 +120,7 @@ static int read_group(int fd, uint64_t buf[3 + MAX_COUNTERS + 1], size_t min_val
         return 0;
 }
 
-static int perf_read(CounterGroup *g, uint64_t *values, size_t n) {
+static int perf_read(CounterGroup *g, uint64_t *values, size_t n, CounterTimes *times) {
         uint64_t buf[3 + MAX_COUNTERS + 1];
         size_t first = g->leader >= 0;          /* the private leader's value comes first */
         int r;
@@ -130,6 +130,8 @@ static int perf_read(CounterGroup *g, uint64_t *values, size_t n) {
         r = read_group(leader_of(g), buf, 1);
         if (r < 0)
                 return r;
+        if (times)
+                *times = (CounterTimes) { .enabled_ns = buf[1], .running_ns = buf[2] };
         /* Exactly the group pmapid opened: a count it cannot attribute is never reported. */
         if (buf[0] == n + first) {
                 for (size_t i = 0; i < n; i++)

@@ -11,6 +11,15 @@
 
 typedef struct CounterGroup CounterGroup;
 
+/* How long a group was switched on (enabled) and, of that, how long it was on the PMU (running),
+ * in ns, as perf's PERF_FORMAT_TOTAL_TIME_ENABLED/RUNNING give them: for a thread's group only while
+ * the thread runs, for a CPU's group the whole time. A group the PMU time-shares with others runs
+ * less than it is enabled; software events always run. A reset does not zero them. */
+typedef struct CounterTimes {
+        uint64_t enabled_ns;
+        uint64_t running_ns;
+} CounterTimes;
+
 /* Where a group counts: perf_event_open's (pid, cpu) pair. A thread context is (tid, -1); a CPU of a
  * system context is (-1, n), (cgroup, n) for a cgroup's, or (tid, n) with inherit for a process tree, whose threads and child
  * processes created later get counters of their own that the parent's read includes. */
@@ -35,8 +44,8 @@ typedef struct CounterBackend {
         int (*enable)(CounterGroup *g);
         int (*disable)(CounterGroup *g);
         int (*reset)(CounterGroup *g);
-        /* One consistent snapshot of all n values. */
-        int (*read)(CounterGroup *g, uint64_t *values, size_t n);
+        /* One consistent snapshot of all n values, and the group's times (times may be NULL). */
+        int (*read)(CounterGroup *g, uint64_t *values, size_t n, CounterTimes *times);
         void (*close)(CounterGroup *g);
         /* The fds behind the group, leader first, for a handover to pmapid's next image (handover.h):
          * at most max of them in ret, their number returned. They stay the group's. */
@@ -57,6 +66,8 @@ extern const CounterBackend counter_backend_fake;
 CounterGroup *counter_fake_last_opened(void);
 /* Adds delta to counter i if the group is enabled. */
 void counter_fake_count(CounterGroup *g, size_t i, uint64_t delta);
+/* Time passes for the group: if it is enabled, enabled_ns and running_ns are added to its times. */
+void counter_fake_advance(CounterGroup *g, uint64_t enabled_ns, uint64_t running_ns);
 /* Makes the next open fail with error (negative errno); 0 clears it. */
 void counter_fake_fail_next_open(int error);
 size_t counter_fake_n_open(void);

@@ -125,11 +125,13 @@ static int property_get_data(sd_bus *bus, const char *path, const char *interfac
         AcctVector accu;
         int r;
 
-        (void) bus, (void) path, (void) interface, (void) property;
+        (void) bus, (void) path, (void) interface;
         r = system_read_cpu(c->system, c->cpu, accu);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Reading CPU %u failed: %m", c->cpu);
-        return sd_bus_message_append_array(reply, 'x', accu, sizeof(accu));
+        if (strcmp(property, "Data") != 0)
+                return bus_append_time(reply, property, accu);
+        return sd_bus_message_append_array(reply, 'x', accu, ACCT_COUNTS_SIZE);
 }
 
 static int property_get_scalar(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -175,6 +177,8 @@ static const sd_bus_vtable cpu_vtable[] = {
         SD_BUS_PROPERTY("Events", "ai", property_get_events, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("EventNames", "as", property_get_events, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Data", "ax", property_get_data, 0, 0),
+        SD_BUS_PROPERTY("TimeEnabled", "t", property_get_data, 0, 0),
+        SD_BUS_PROPERTY("TimeRunning", "t", property_get_data, 0, 0),
         SD_BUS_VTABLE_END
 };
 

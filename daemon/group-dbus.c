@@ -116,6 +116,19 @@ static int property_get_bool(sd_bus *bus, const char *path, const char *interfac
         return sd_bus_message_append(reply, "b", (int) v);
 }
 
+/* The group's counted time: its members' (live and dead) added up, by the rules of its counts. */
+static int property_get_times(sd_bus *bus, const char *path, const char *interface, const char *property,
+                              sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        AcctVector accu;
+        int r;
+
+        (void) bus, (void) path, (void) interface;
+        r = group_read(userdata, accu);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Reading the group's counters failed: %m");
+        return bus_append_time(reply, property, accu);
+}
+
 static const sd_bus_vtable group_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Id", "u", NULL, offsetof(Group, id), SD_BUS_VTABLE_PROPERTY_CONST),
@@ -130,6 +143,8 @@ static const sd_bus_vtable group_vtable[] = {
         SD_BUS_PROPERTY("Mode", "i", property_get_mode, 0, 0),
         SD_BUS_PROPERTY("Events", "ai", property_get_events, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("EventNames", "as", property_get_event_names, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("TimeEnabled", "t", property_get_times, 0, 0),
+        SD_BUS_PROPERTY("TimeRunning", "t", property_get_times, 0, 0),
         SD_BUS_VTABLE_END
 };
 

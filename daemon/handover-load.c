@@ -66,7 +66,7 @@ static void read_vector(GVariant *v, AcctVector ret) {
         const int64_t *x = g_variant_get_fixed_array(v, &n, sizeof(int64_t));
 
         memset(ret, 0, sizeof(AcctVector));
-        memcpy(ret, x, MIN(n, (gsize) MAX_COUNTERS) * sizeof(int64_t));
+        memcpy(ret, x, MIN(n, (gsize) ACCT_SLOTS) * sizeof(int64_t));
 }
 
 static void read_comm(GVariant *v, char ret[CONTEXT_COMM_MAX]) {
@@ -160,7 +160,7 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
         g_autoptr(GVariant) comm = NULL, program = NULL, history = NULL, counters = NULL;
         int32_t pid, tid, creator, origin, pidfd_index;
         uint32_t owner, target, group_id;
-        guint64 thread_ino, attached_ns;
+        guint64 thread_ino, attached_ns, base_enabled, base_running;
         gboolean counting, enabled, late;
         _cleanup_close_ int pidfd = -1;
         ProgramEncoding encoding;
@@ -169,9 +169,9 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
         Program p;
         int r;
 
-        g_variant_get(v, "(iiuui@ayi@" HANDOVER_PROGRAM "bbb@a(tb)uitt@ai)", &pid, &tid, &owner, &target, &creator,
-                      &comm, &origin, &program, &counting, &enabled, &late, &history, &group_id, &pidfd_index,
-                      &thread_ino, &attached_ns, &counters);
+        g_variant_get(v, "(iiuui@ayi@" HANDOVER_PROGRAM "bbb@a(tb)uitt@aitt)", &pid, &tid, &owner, &target,
+                      &creator, &comm, &origin, &program, &counting, &enabled, &late, &history, &group_id,
+                      &pidfd_index, &thread_ino, &attached_ns, &counters, &base_enabled, &base_running);
         read_program(program, &p);
         pidfd = take_fd(t, pidfd_index);
         if (!program_known(&p, m->events)) {              /* its counters' fds are closed at the end */
@@ -209,6 +209,7 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
         c->counting = counting;
         c->enabled = enabled;
         c->attached_late = late;
+        c->time_base = (CounterTimes) { .enabled_ns = base_enabled, .running_ns = base_running };
         restore_history(c, history);
         if (group_id != 0) {
                 Group *grp = manager_find_group(m, group_id);

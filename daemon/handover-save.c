@@ -53,7 +53,7 @@ static GVariant *program_variant(const Program *p) {
 }
 
 static GVariant *vector_variant(const AcctVector v) {
-        return g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, v, MAX_COUNTERS, sizeof(int64_t));
+        return g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, v, ACCT_SLOTS, sizeof(int64_t));
 }
 
 static GVariant *comm_variant(const char *comm) {
@@ -96,11 +96,12 @@ static GVariant *context_variant(Context *c, FdList *l) {
                 const StateChange *h = &c->history[(c->next_history + CONTEXT_STATE_HISTORY - k) % CONTEXT_STATE_HISTORY];
                 g_variant_builder_add(&history, "(tb)", h->time_ns, h->counting);
         }
-        return g_variant_new("(iiuui@ayi@" HANDOVER_PROGRAM "bbba(tb)uitt@ai)", c->pid, c->tid, c->owner_uid,
+        return g_variant_new("(iiuui@ayi@" HANDOVER_PROGRAM "bbba(tb)uitt@aitt)", c->pid, c->tid, c->owner_uid,
                              c->target_uid, c->creator_pid, comm_variant(c->comm), (int32_t) c->origin,
                              program_variant(&c->program), c->counting, c->enabled, c->attached_late, &history,
                              c->group ? c->group->id : 0u, fd_index(l, c->pidfd), (guint64) c->thread_ino,
-                             (guint64) c->attached_ns, counters_variant(c->backend, c->counters, l));
+                             (guint64) c->attached_ns, counters_variant(c->backend, c->counters, l),
+                             (guint64) c->time_base.enabled_ns, (guint64) c->time_base.running_ns);
 }
 
 static GVariant *system_variant(const SystemContext *s, int owner_pidfd, FdList *l) {

@@ -18,7 +18,7 @@
  *   CONTEXT   (i pid, i tid, u owner, u target, i creator, ay comm, i origin, PROGRAM, b counting,
  *              b enabled, b attached_late, a(t time, b counting) history oldest first, u group (0:
  *              none), i pidfd (-1 where the fork watch reports exits), t thread_ino, t attached_ns,
- *              ai counters)
+ *              ai counters, t t the counters' enabled and running times at the last reset)
  *   SYSTEM    (i owner_pid, u owner_uid, PROGRAM, b counting, b proctree, ai tree, i owner_pidfd,
  *              a(u cpu, b counted, ax kept, ax base, aai groups) cpus, t cgroup_id (0: none),
  *              ay cgroup_path)
@@ -35,7 +35,7 @@
 
 #define HANDOVER_PROGRAM "(uai)"
 #define HANDOVER_GROUP "(uiuu" HANDOVER_PROGRAM "bbbuaxa(iiayax)uui)"
-#define HANDOVER_CONTEXT "(iiuuiayi" HANDOVER_PROGRAM "bbba(tb)uittai)"
+#define HANDOVER_CONTEXT "(iiuuiayi" HANDOVER_PROGRAM "bbba(tb)uittaitt)"
 #define HANDOVER_SYSTEM "(iu" HANDOVER_PROGRAM "bbaiia(ubaxaxaai)tay)"
 #define HANDOVER_FORKWATCH "(ba(ui))"
 #define HANDOVER_TYPE "(uasutttaiata" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM HANDOVER_FORKWATCH ")"

@@ -78,6 +78,7 @@ int local_share_open(Context *c, int *ret_page, int *ret_state) {
         c->local_page = page;
         c->local_state = state;
         c->local_merged = 0;
+        c->local_resets = 0;
         *ret_page = TAKE_FD(page_fd);
         *ret_state = TAKE_FD(state_fd);
         return 0;

@@ -152,7 +152,7 @@ int method_delete_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error
 
 typedef int (*CgroupOp)(SystemContext *s);
 
-static int cgroup_op(sd_bus_message *m, void *userdata, sd_bus_error *error, CgroupOp op) {
+static int cgroup_op(sd_bus_message *m, void *userdata, sd_bus_error *error, CgroupOp op, bool stamped) {
         SystemContext *s;
         int r;
 
@@ -162,19 +162,19 @@ static int cgroup_op(sd_bus_message *m, void *userdata, sd_bus_error *error, Cgr
         r = op(s);
         if (r < 0)
                 return cgroup_error(error, s->cgroup_id, r);
-        return sd_bus_reply_method_return(m, NULL);
+        return manager_bus_reply_done(m, stamped);
 }
 
 int method_start_cgroup(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return cgroup_op(m, userdata, error, manager_start_cgroup);
+        return cgroup_op(m, userdata, error, manager_start_cgroup, true);
 }
 
 int method_stop_cgroup(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return cgroup_op(m, userdata, error, system_stop);
+        return cgroup_op(m, userdata, error, system_stop, true);
 }
 
 int method_reset_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return cgroup_op(m, userdata, error, system_reset);
+        return cgroup_op(m, userdata, error, system_reset, false);
 }
 
 int method_get_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {

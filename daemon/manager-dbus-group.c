@@ -77,7 +77,7 @@ int method_delete_group_program(sd_bus_message *m, void *userdata, sd_bus_error 
 
 typedef int (*GroupOp)(Group *g, Context *caller);
 
-static int group_op(sd_bus_message *m, void *userdata, sd_bus_error *error, GroupOp op) {
+static int group_op(sd_bus_message *m, void *userdata, sd_bus_error *error, GroupOp op, bool stamped) {
         BusTarget t;
         Context *c;
         Group *g;
@@ -89,19 +89,19 @@ static int group_op(sd_bus_message *m, void *userdata, sd_bus_error *error, Grou
         r = op(g, c);
         if (r < 0)
                 return manager_bus_fail(m, userdata, error, r, &t);
-        return sd_bus_reply_method_return(m, NULL);
+        return manager_bus_reply_done(m, stamped);
 }
 
 int method_start_group(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return group_op(m, userdata, error, group_start);
+        return group_op(m, userdata, error, group_start, true);
 }
 
 int method_stop_group(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return group_op(m, userdata, error, group_stop);
+        return group_op(m, userdata, error, group_stop, true);
 }
 
 int method_reset_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return group_op(m, userdata, error, group_reset);
+        return group_op(m, userdata, error, group_reset, false);
 }
 
 int method_get_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -127,11 +127,13 @@ int method_get_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_array(reply, 'x', accu, sizeof(accu));
+        r = sd_bus_message_append_array(reply, 'x', accu, ACCT_COUNTS_SIZE);
         if (r < 0)
                 return r;
         r = sd_bus_message_append(reply, "tiu", now_monotonic_ns(), (int32_t) g->n_members,
                                   (uint32_t) group_info_flags(g));
+        if (r >= 0)
+                r = manager_bus_append_times(reply, accu);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);

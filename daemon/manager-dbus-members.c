@@ -24,7 +24,7 @@ static int append_member(sd_bus_message *reply, pid_t pid, pid_t tid, const char
                                   (int) alive);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_array(reply, 'x', counts, sizeof(AcctVector));
+        r = sd_bus_message_append_array(reply, 'x', counts, ACCT_COUNTS_SIZE);
         if (r < 0)
                 return r;
         return sd_bus_message_close_container(reply);

@@ -133,7 +133,7 @@ int method_delete_system_program(sd_bus_message *m, void *userdata, sd_bus_error
 
 typedef int (*SystemOp)(SystemContext *s);
 
-static int system_op(sd_bus_message *m, void *userdata, sd_bus_error *error, SystemOp op) {
+static int system_op(sd_bus_message *m, void *userdata, sd_bus_error *error, SystemOp op, bool stamped) {
         SystemContext *s;
         int r;
 
@@ -143,19 +143,19 @@ static int system_op(sd_bus_message *m, void *userdata, sd_bus_error *error, Sys
         r = op(s);
         if (r < 0)
                 return system_error(error, userdata, r);
-        return sd_bus_reply_method_return(m, NULL);
+        return manager_bus_reply_done(m, stamped);
 }
 
 int method_start_system(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return system_op(m, userdata, error, system_start);
+        return system_op(m, userdata, error, system_start, true);
 }
 
 int method_stop_system(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return system_op(m, userdata, error, system_stop);
+        return system_op(m, userdata, error, system_stop, true);
 }
 
 int method_reset_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return system_op(m, userdata, error, system_reset);
+        return system_op(m, userdata, error, system_reset, false);
 }
 
 int method_get_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {

@@ -204,6 +204,15 @@ static int message_context(sd_bus_message *m, Manager *manager, sd_bus_error *er
         return 0;
 }
 
+int manager_bus_append_times(sd_bus_message *reply, const AcctVector accu) {
+        return sd_bus_message_append(reply, "tt", (uint64_t) MAX(accu[ACCT_ENABLED], 0),
+                                     (uint64_t) MAX(accu[ACCT_RUNNING], 0));
+}
+
+int manager_bus_reply_done(sd_bus_message *m, bool stamped) {
+        return stamped ? sd_bus_reply_method_return(m, "t", now_monotonic_ns()) : sd_bus_reply_method_return(m, NULL);
+}
+
 int manager_bus_reply_data(sd_bus_message *m, const AcctVector accu, const unsigned *cpu, const bool *removed) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
@@ -211,13 +220,15 @@ int manager_bus_reply_data(sd_bus_message *m, const AcctVector accu, const unsig
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_array(reply, 'x', accu, sizeof(AcctVector));
+        r = sd_bus_message_append_array(reply, 'x', accu, ACCT_COUNTS_SIZE);
         if (r >= 0)
                 r = sd_bus_message_append(reply, "t", now_monotonic_ns());
         if (r >= 0 && cpu)
                 r = sd_bus_message_append(reply, "u", (uint32_t) *cpu);
         if (r >= 0 && removed)
                 r = sd_bus_message_append(reply, "b", (int) *removed);
+        if (r >= 0)
+                r = manager_bus_append_times(reply, accu);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -269,7 +280,9 @@ static int method_delete_program(sd_bus_message *m, void *userdata, sd_bus_error
 
 typedef int (*ContextOp)(Context *c);
 
-static int context_op(sd_bus_message *m, void *userdata, sd_bus_error *error, ContextOp op) {
+/* op on the message's context; with stamped, the reply is the CLOCK_MONOTONIC time right after it
+ * (pm_tstart, pm_tstop). */
+static int context_op(sd_bus_message *m, void *userdata, sd_bus_error *error, ContextOp op, bool stamped) {
         BusTarget t;
         Context *c;
         int r;
@@ -280,24 +293,24 @@ static int context_op(sd_bus_message *m, void *userdata, sd_bus_error *error, Co
         r = op(c);
         if (r < 0)
                 return manager_bus_fail(m, userdata, error, r, &t);
-        return sd_bus_reply_method_return(m, NULL);
+        return manager_bus_reply_done(m, stamped);
 }
 
 static int method_start(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return context_op(m, userdata, error, context_start);
+        return context_op(m, userdata, error, context_start, true);
 }
 
 static int method_stop(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return context_op(m, userdata, error, context_stop);
+        return context_op(m, userdata, error, context_stop, true);
 }
 
 static int method_reset_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return context_op(m, userdata, error, context_reset);
+        return context_op(m, userdata, error, context_reset, false);
 }
 
 static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int64_t accu[MAX_COUNTERS];
+        AcctVector accu;
         BusTarget t;
         Context *c;
         int r;
@@ -313,7 +326,7 @@ static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_array(reply, 'x', accu, sizeof(accu));
+        r = sd_bus_message_append_array(reply, 'x', accu, ACCT_COUNTS_SIZE);
         if (r < 0)
                 return r;
         r = sd_bus_message_append(reply, "t", now_monotonic_ns());
@@ -322,6 +335,9 @@ static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
         /* Whether OpenLocal would hand this caller the context (manager-dbus-local.c): libpmapi
          * asks only then, so that a futile call never lands in what a thread counts. */
         r = sd_bus_message_append(reply, "b", (int) manager_bus_local_allowed(&t, c));
+        if (r < 0)
+                return r;
+        r = manager_bus_append_times(reply, accu);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -418,14 +434,15 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_get_program, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("DeleteProgram", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
                                 method_delete_program, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("Start", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
+        SD_BUS_METHOD_WITH_ARGS("Start", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_RESULT("t", timestamp_ns),
                                 method_start, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
+        SD_BUS_METHOD_WITH_ARGS("Stop", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_RESULT("t", timestamp_ns),
                                 method_stop, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ResetData", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
                                 method_reset_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetData", SD_BUS_ARGS("i", pid, "i", tid),
-                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "b", local),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "b", local, "t", enabled_ns,
+                                              "t", running_ns),
                                 method_get_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("OpenLocal", SD_BUS_ARGS("i", pid, "i", tid),
                                 SD_BUS_RESULT("h", counter, "h", page, "h", state),
@@ -438,14 +455,15 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_get_group_program, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("DeleteGroupProgram", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
                                 method_delete_group_program, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("StartGroup", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
+        SD_BUS_METHOD_WITH_ARGS("StartGroup", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_RESULT("t", timestamp_ns),
                                 method_start_group, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("StopGroup", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
+        SD_BUS_METHOD_WITH_ARGS("StopGroup", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_RESULT("t", timestamp_ns),
                                 method_stop_group, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ResetGroupData", SD_BUS_ARGS("i", pid, "i", tid), SD_BUS_NO_RESULT,
                                 method_reset_group_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetGroupData", SD_BUS_ARGS("i", pid, "i", tid),
-                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "i", members, "u", flags),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "i", members, "u", flags,
+                                              "t", enabled_ns, "t", running_ns),
                                 method_get_group_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetSystemProgram", SD_BUS_ARGS("i", mode, "ai", events), SD_BUS_NO_RESULT,
                                 method_set_system_program, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -453,16 +471,18 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_get_system_program, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("DeleteSystemProgram", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
                                 method_delete_system_program, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("StartSystem", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+        SD_BUS_METHOD_WITH_ARGS("StartSystem", SD_BUS_NO_ARGS, SD_BUS_RESULT("t", timestamp_ns),
                                 method_start_system, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("StopSystem", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+        SD_BUS_METHOD_WITH_ARGS("StopSystem", SD_BUS_NO_ARGS, SD_BUS_RESULT("t", timestamp_ns),
                                 method_stop_system, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ResetSystemData", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
                                 method_reset_system_data, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetSystemData", SD_BUS_NO_ARGS, SD_BUS_RESULT("ax", data, "t", timestamp_ns),
+        SD_BUS_METHOD_WITH_ARGS("GetSystemData", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "t", enabled_ns, "t", running_ns),
                                 method_get_system_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetCpuData", SD_BUS_ARGS("u", id, "b", logical),
-                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "u", cpu),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "u", cpu, "t", enabled_ns,
+                                              "t", running_ns),
                                 method_get_cpu_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListCgroups", SD_BUS_ARGS("s", path, "b", subtree),
                                 SD_BUS_RESULT("a(tsb)", cgroups), method_list_cgroups, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -472,17 +492,19 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_get_cgroup_program, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("DeleteCgroupProgram", SD_BUS_ARGS("t", cgroup), SD_BUS_NO_RESULT,
                                 method_delete_cgroup_program, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("StartCgroup", SD_BUS_ARGS("t", cgroup), SD_BUS_NO_RESULT,
+        SD_BUS_METHOD_WITH_ARGS("StartCgroup", SD_BUS_ARGS("t", cgroup), SD_BUS_RESULT("t", timestamp_ns),
                                 method_start_cgroup, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("StopCgroup", SD_BUS_ARGS("t", cgroup), SD_BUS_NO_RESULT,
+        SD_BUS_METHOD_WITH_ARGS("StopCgroup", SD_BUS_ARGS("t", cgroup), SD_BUS_RESULT("t", timestamp_ns),
                                 method_stop_cgroup, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ResetCgroupData", SD_BUS_ARGS("t", cgroup), SD_BUS_NO_RESULT,
                                 method_reset_cgroup_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetCgroupData", SD_BUS_ARGS("t", cgroup),
-                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "b", removed),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "b", removed, "t", enabled_ns,
+                                              "t", running_ns),
                                 method_get_cgroup_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetCgroupCpuData", SD_BUS_ARGS("t", cgroup, "u", id, "b", logical),
-                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "u", cpu),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "u", cpu, "t", enabled_ns,
+                                              "t", running_ns),
                                 method_get_cgroup_cpu_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetGroupMembers", SD_BUS_ARGS("i", pid, "i", tid),
                                 SD_BUS_RESULT("a(iisbax)", members, "u", dropped),

@@ -27,7 +27,12 @@ int manager_bus_fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, i
 /* Reads the (mode, events) arguments; a malformed array sets error. */
 int manager_bus_read_program(sd_bus_message *m, sd_bus_error *error, Program *ret);
 int manager_bus_reply_program(sd_bus_message *m, const Program *p);
-/* Replies (data, timestamp), then the CPU number when cpu is given, then removed when given. */
+/* Appends a data reply's last two values: the time the counters were enabled and ran (ns). */
+int manager_bus_append_times(sd_bus_message *reply, const AcctVector accu);
+/* Replies to a method without data: nothing, or with stamped the CLOCK_MONOTONIC time now. */
+int manager_bus_reply_done(sd_bus_message *m, bool stamped);
+/* Replies (data, timestamp), then the CPU number when cpu is given, then removed when given, then
+ * the times. */
 int manager_bus_reply_data(sd_bus_message *m, const AcctVector accu, const unsigned *cpu, const bool *removed);
 
 /* The group scope (manager-dbus-group.c). */

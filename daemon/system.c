@@ -43,14 +43,17 @@ static int read_live(SystemContext *s, SystemCpu *c, AcctVector ret) {
         memset(ret, 0, sizeof(AcctVector));
         for (size_t i = 0; i < c->n_groups; i++) {
                 uint64_t values[MAX_COUNTERS];
+                int64_t counts[MAX_COUNTERS];
+                CounterTimes t;
                 AcctVector v;
                 int r;
 
-                r = s->backend->read(c->groups[i], values, s->encoding.n_events);
+                r = s->backend->read(c->groups[i], values, s->encoding.n_events, &t);
                 if (r < 0)
                         return r;
-                program_spread_values(&s->encoding, values, v);
-                for (int k = 0; k < MAX_COUNTERS; k++)
+                program_spread_values(&s->encoding, values, counts);
+                acct_from_counts(v, counts, t.enabled_ns, t.running_ns, 0, 0);
+                for (int k = 0; k < ACCT_SLOTS; k++)
                         ret[k] += v[k];
         }
         return 0;
@@ -116,7 +119,7 @@ int system_cpu_offline(SystemContext *s, unsigned cpu) {
         r = read_live(s, c, last);
         if (r < 0)
                 return r;
-        for (int k = 0; k < MAX_COUNTERS; k++)
+        for (int k = 0; k < ACCT_SLOTS; k++)
                 c->kept[k] += last[k];
         close_cpu_groups(s, c);
         return 0;
@@ -222,7 +225,7 @@ int system_reset(SystemContext *s) {
                 r = read_live(s, c, live);
                 if (r < 0)
                         return r;
-                for (int k = 0; k < MAX_COUNTERS; k++)
+                for (int k = 0; k < ACCT_SLOTS; k++)
                         c->base[k] = c->kept[k] + live[k];
         }
         return 0;
@@ -238,7 +241,7 @@ int system_read_cpu(SystemContext *s, unsigned cpu, AcctVector ret) {
         r = read_live(s, c, ret);
         if (r < 0)
                 return r;
-        for (int k = 0; k < MAX_COUNTERS; k++)
+        for (int k = 0; k < ACCT_SLOTS; k++)
                 ret[k] += c->kept[k] - c->base[k];
         return 0;
 }
@@ -254,7 +257,7 @@ int system_read(SystemContext *s, AcctVector ret) {
                 r = system_read_cpu(s, (unsigned) i, v);
                 if (r < 0)
                         return r;
-                for (int k = 0; k < MAX_COUNTERS; k++)
+                for (int k = 0; k < ACCT_SLOTS; k++)
                         ret[k] += v[k];
         }
         return 0;

@@ -57,6 +57,18 @@ typedef struct {
 #define PM_TB_MONOTONIC_NS 0x4e53               /* Linux extension */
 #define PM_TB_TO_NS(tb) ((((unsigned long long) (tb).tb_high) << 32) | (unsigned long long) (tb).tb_low)
 
+/* pm_get_Tdata*(): how long the data were counted, each time a length in ns (flag
+ * PM_TB_MONOTONIC_NS, PM_TB_TO_NS() reads it). accu_timebase: the time the counters were on the
+ * PMU since the program was set or last reset (perf's time running: for a thread context its CPU
+ * time while counting; for a CPU, the CPU's time; added up over a group's members, a system
+ * context's CPUs); accu_purr (Linux: no PURR): the time they were switched on (perf's time
+ * enabled), of which accu_timebase is the part on the PMU; accu_spurr: 0 (no SPURR). */
+typedef struct {
+        timebasestruct_t accu_timebase;
+        timebasestruct_t accu_purr;
+        timebasestruct_t accu_spurr;
+} pm_accu_time_t;
+
 typedef int tid_t;
 typedef unsigned int ptid_t;
 
@@ -302,6 +314,7 @@ int   pm_init(int filter, pm_info_t *pminfo, ...);      /* 3rd arg pm_groups_inf
 int   pm_initialize(int filter, pm_info2_t *pminfo, pm_groups_info_t *pmgroups, int proctype);
 void  pm_error(char *where, int error);
 char *pm_strerror(char *where, int error);
+double pm_cycles(void);                                 /* nominal processor speed in Hz; 0.0 if unknown */
 
 /* System scope: one context per online CPU, owned by one process at a time (pm_set_program(3)). */
 int pm_set_program(pm_prog_t *prog);            /* root, or PM_PROCTREE: the caller and its descendants */
@@ -309,13 +322,18 @@ int pm_get_program(pm_prog_t *prog);
 int pm_delete_program(void);
 int pm_start(void);
 int pm_stop(void);
+int pm_tstart(timebasestruct_t *time);          /* + the time of the switch */
+int pm_tstop(timebasestruct_t *time);
 int pm_reset_data(void);
 int pm_get_data(pm_data_t *data);               /* the sum over every CPU counted since pm_set_program */
 int pm_get_tdata(pm_data_t *data, timebasestruct_t *time);
+int pm_get_Tdata(pm_data_t *data, pm_accu_time_t *times);      /* + how long it counted */
 int pm_get_data_cpu(int cpuid, pm_data_t *data);        /* cpuid: 0 .. online CPUs - 1, in order */
 int pm_get_tdata_cpu(int cpuid, pm_data_t *data, timebasestruct_t *time);
+int pm_get_Tdata_cpu(int cpuid, pm_data_t *data, pm_accu_time_t *times);
 int pm_get_data_lcpu(int lcpuid, pm_data_t *data);      /* lcpuid: the Linux CPU number */
 int pm_get_tdata_lcpu(int lcpuid, pm_data_t *data, timebasestruct_t *time);
+int pm_get_Tdata_lcpu(int lcpuid, pm_data_t *data, pm_accu_time_t *times);
 
 /* Cgroup contexts: AIX's WPAR calls with a cgroup v2 for the WPAR (pm_set_program_wp(3)). Counting,
  * on every CPU, restricted to the tasks of one cgroup and its descendants; owned by the calling
@@ -339,20 +357,27 @@ int pm_get_program_wp(cid_t cid, pm_prog_t *prog);
 int pm_delete_program_wp(cid_t cid);
 int pm_start_wp(cid_t cid);
 int pm_stop_wp(cid_t cid);
+int pm_tstart_wp(cid_t cid, timebasestruct_t *time);
+int pm_tstop_wp(cid_t cid, timebasestruct_t *time);
 int pm_reset_data_wp(cid_t cid);
 int pm_get_data_wp(pm_wp_handle_t hwpar, pm_data_t *data);
 int pm_get_tdata_wp(pm_wp_handle_t hwpar, pm_data_t *data, timebasestruct_t *time);
+int pm_get_Tdata_wp(pm_wp_handle_t hwpar, pm_data_t *data, pm_accu_time_t *times);
 int pm_get_data_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data);
 int pm_get_tdata_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data, timebasestruct_t *time);
+int pm_get_Tdata_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data, pm_accu_time_t *times);
 
 int pm_set_program_mythread(pm_prog_t *prog);
 int pm_get_program_mythread(pm_prog_t *prog);
 int pm_delete_program_mythread(void);
 int pm_start_mythread(void);
 int pm_stop_mythread(void);
+int pm_tstart_mythread(timebasestruct_t *time);
+int pm_tstop_mythread(timebasestruct_t *time);
 int pm_reset_data_mythread(void);
 int pm_get_data_mythread(pm_data_t *data);
 int pm_get_tdata_mythread(pm_data_t *data, timebasestruct_t *time);
+int pm_get_Tdata_mythread(pm_data_t *data, pm_accu_time_t *times);
 
 /* The calling thread's counting group. */
 int pm_set_program_mygroup(pm_prog_t *prog);    /* creates it: PM_PROCESS in mode for a process group */
@@ -360,9 +385,12 @@ int pm_get_program_mygroup(pm_prog_t *prog);
 int pm_delete_program_mygroup(void);            /* deletes every member's context */
 int pm_start_mygroup(void);                     /* the group and the calling thread */
 int pm_stop_mygroup(void);
+int pm_tstart_mygroup(timebasestruct_t *time);
+int pm_tstop_mygroup(timebasestruct_t *time);
 int pm_reset_data_mygroup(void);                /* the group and the calling thread */
 int pm_get_data_mygroup(pm_data_t *data);       /* fills data->ginfo too */
 int pm_get_tdata_mygroup(pm_data_t *data, timebasestruct_t *time);
+int pm_get_Tdata_mygroup(pm_data_t *data, pm_accu_time_t *times);
 
 /* Third party: thread tid of process pid (a debugger's or a tool's target, or a thread of this
  * process), allowed when the caller may trace it: the kernel's ptrace rule, applied by pmapid. The
@@ -372,9 +400,12 @@ int pm_get_program_thread(pid_t pid, tid_t tid, pm_prog_t *prog);
 int pm_delete_program_thread(pid_t pid, tid_t tid);
 int pm_start_thread(pid_t pid, tid_t tid);
 int pm_stop_thread(pid_t pid, tid_t tid);
+int pm_tstart_thread(pid_t pid, tid_t tid, timebasestruct_t *time);
+int pm_tstop_thread(pid_t pid, tid_t tid, timebasestruct_t *time);
 int pm_reset_data_thread(pid_t pid, tid_t tid);
 int pm_get_data_thread(pid_t pid, tid_t tid, pm_data_t *data);
 int pm_get_tdata_thread(pid_t pid, tid_t tid, pm_data_t *data, timebasestruct_t *time);
+int pm_get_Tdata_thread(pid_t pid, tid_t tid, pm_data_t *data, pm_accu_time_t *times);
 
 /* The counting group of thread tid of process pid; set_program creates it (PM_PROCESS: every
  * thread of pid), and the target thread is the "calling thread" of the _mygroup rules. */
@@ -383,9 +414,12 @@ int pm_get_program_group(pid_t pid, tid_t tid, pm_prog_t *prog);
 int pm_delete_program_group(pid_t pid, tid_t tid);
 int pm_start_group(pid_t pid, tid_t tid);
 int pm_stop_group(pid_t pid, tid_t tid);
+int pm_tstart_group(pid_t pid, tid_t tid, timebasestruct_t *time);
+int pm_tstop_group(pid_t pid, tid_t tid, timebasestruct_t *time);
 int pm_reset_data_group(pid_t pid, tid_t tid);
 int pm_get_data_group(pid_t pid, tid_t tid, pm_data_t *data);
 int pm_get_tdata_group(pid_t pid, tid_t tid, pm_data_t *data, timebasestruct_t *time);
+int pm_get_Tdata_group(pid_t pid, tid_t tid, pm_data_t *data, pm_accu_time_t *times);
 
 /* The same on a pthread. Linux threads are 1:1: ptid must be 0 or equal to tid, and a tid of 0
  * with a non-zero ptid means tid = ptid; anything else is PM_EPTID. */
@@ -394,17 +428,23 @@ int pm_get_program_pthread(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_t *prog);
 int pm_delete_program_pthread(pid_t pid, tid_t tid, ptid_t ptid);
 int pm_start_pthread(pid_t pid, tid_t tid, ptid_t ptid);
 int pm_stop_pthread(pid_t pid, tid_t tid, ptid_t ptid);
+int pm_tstart_pthread(pid_t pid, tid_t tid, ptid_t ptid, timebasestruct_t *time);
+int pm_tstop_pthread(pid_t pid, tid_t tid, ptid_t ptid, timebasestruct_t *time);
 int pm_reset_data_pthread(pid_t pid, tid_t tid, ptid_t ptid);
 int pm_get_data_pthread(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data);
 int pm_get_tdata_pthread(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data, timebasestruct_t *time);
+int pm_get_Tdata_pthread(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data, pm_accu_time_t *times);
 int pm_set_program_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_t *prog);
 int pm_get_program_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_t *prog);
 int pm_delete_program_pgroup(pid_t pid, tid_t tid, ptid_t ptid);
 int pm_start_pgroup(pid_t pid, tid_t tid, ptid_t ptid);
 int pm_stop_pgroup(pid_t pid, tid_t tid, ptid_t ptid);
+int pm_tstart_pgroup(pid_t pid, tid_t tid, ptid_t ptid, timebasestruct_t *time);
+int pm_tstop_pgroup(pid_t pid, tid_t tid, ptid_t ptid, timebasestruct_t *time);
 int pm_reset_data_pgroup(pid_t pid, tid_t tid, ptid_t ptid);
 int pm_get_data_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data);
 int pm_get_tdata_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data, timebasestruct_t *time);
+int pm_get_Tdata_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data, pm_accu_time_t *times);
 
 #ifdef __cplusplus
 }

@@ -139,6 +139,9 @@ int local_read(pm_data_t *data, timebasestruct_t *time) {
                 goto gone;
         if (l != (ssize_t) (sizeof(uint64_t) * (3 + handle.n_values)) || buf[0] != handle.n_values)
                 goto gone;              /* not the group pmapid made (the fd was closed or replaced) */
+        /* The PMU time-shared the group (it ran less than it was enabled): pmapid scales. */
+        if (buf[1] != buf[2])
+                return -1;
         memset(data, 0, sizeof(*data));
         for (uint32_t i = 0; i < handle.n_values; i++)
                 if (handle.slot[i] >= 0 && handle.slot[i] < MAX_COUNTERS)
@@ -219,7 +222,7 @@ static bool still_valid(void) {
         return !(seq & 1) && __atomic_load_n(&handle.page->valid, __ATOMIC_ACQUIRE);
 }
 
-int local_switch(bool on) {
+int local_switch(bool on, timebasestruct_t *time) {
         struct timespec ts;
         LocalStateChange *ch;
         uint32_t n;
@@ -239,6 +242,9 @@ int local_switch(bool on) {
         __atomic_store_n(&handle.state->n, n + 1, __ATOMIC_RELEASE);
         if (!still_valid())
                 goto gone;              /* the switch hit counters the context no longer has */
+        if (time)
+                *time = (timebasestruct_t) { .flag = PM_TB_MONOTONIC_NS, .tb_high = (unsigned int) (ch->time_ns >> 32),
+                                             .tb_low = (unsigned int) ch->time_ns };
         return 0;
 gone:
         handle_close(&handle);
@@ -246,12 +252,22 @@ gone:
 }
 
 int local_reset(void) {
-        if (handle.fd < 0 || !still_valid())
+        uint64_t buf[3 + LOCAL_PAGE_MAX_VALUES];
+        uint32_t n;
+
+        if (handle.fd < 0 || !handle.state || !still_valid())
                 return -1;
-        if (ioctl(handle.fd, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0 || !still_valid()) {
+        /* The kernel zeroes the counts and not the times: pmapid learns the times right after the
+         * reset from the state page, as the base of the counted time from now on. */
+        if (ioctl(handle.fd, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0 ||
+            read(handle.fd, buf, sizeof(buf)) < (ssize_t) (3 * sizeof(uint64_t)) || !still_valid()) {
                 handle_close(&handle);
                 return -1;
         }
+        n = handle.state->resets;
+        __atomic_store_n(&handle.state->reset_enabled_ns, buf[1], __ATOMIC_RELAXED);
+        __atomic_store_n(&handle.state->reset_running_ns, buf[2], __ATOMIC_RELAXED);
+        __atomic_store_n(&handle.state->resets, n + 1, __ATOMIC_RELEASE);
         return 0;
 }
 

@@ -15,7 +15,7 @@ int local_read(pm_data_t *data, timebasestruct_t *time);
 /* pm_start_mythread / pm_stop_mythread / pm_reset_data_mythread at ioctl cost, on the handle: 0,
  * or -1: make the call to pmapid. A switch is written to the page pmapid reads (LocalState), so
  * that it knows the state and what new threads inherit. */
-int local_switch(bool on);
+int local_switch(bool on, timebasestruct_t *time);
 int local_reset(void);
 /* After a read over the bus succeeded: asks pmapid for a handle, once per program. */
 void local_try_open(void);

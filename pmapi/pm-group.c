@@ -19,12 +19,20 @@ int pm_delete_program_group(pid_t pid, tid_t tid) {
         return call_simple("DeleteGroupProgram", TARGET(pid, tid));
 }
 
+int pm_tstart_group(pid_t pid, tid_t tid, timebasestruct_t *time) {
+        return time ? call_switch("StartGroup", TARGET(pid, tid), time) : PM_EFAULT;
+}
+
 int pm_start_group(pid_t pid, tid_t tid) {
-        return call_simple("StartGroup", TARGET(pid, tid));
+        return call_switch("StartGroup", TARGET(pid, tid), NULL);
+}
+
+int pm_tstop_group(pid_t pid, tid_t tid, timebasestruct_t *time) {
+        return time ? call_switch("StopGroup", TARGET(pid, tid), time) : PM_EFAULT;
 }
 
 int pm_stop_group(pid_t pid, tid_t tid) {
-        return call_simple("StopGroup", TARGET(pid, tid));
+        return call_switch("StopGroup", TARGET(pid, tid), NULL);
 }
 
 int pm_reset_data_group(pid_t pid, tid_t tid) {
@@ -32,7 +40,13 @@ int pm_reset_data_group(pid_t pid, tid_t tid) {
 }
 
 int pm_get_tdata_group(pid_t pid, tid_t tid, pm_data_t *data, timebasestruct_t *time) {
-        return call_get_data("GetGroupData", TARGET(pid, tid), /* group= */ true, data, time, NULL);
+        return call_get_data("GetGroupData", TARGET(pid, tid), /* group= */ true, data, time, NULL, NULL);
+}
+
+int pm_get_Tdata_group(pid_t pid, tid_t tid, pm_data_t *data, pm_accu_time_t *times) {
+        if (!times)
+                return PM_EFAULT;
+        return call_get_data("GetGroupData", TARGET(pid, tid), /* group= */ true, data, NULL, times, NULL);
 }
 
 int pm_get_data_group(pid_t pid, tid_t tid, pm_data_t *data) {
@@ -84,4 +98,19 @@ int pm_get_data_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data) {
 int pm_get_tdata_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data, timebasestruct_t *time) {
         RESOLVE(pid, tid, ptid, t);
         return pm_get_tdata_group(t.pid, t.tid, data, time);
+}
+
+int pm_tstart_pgroup(pid_t pid, tid_t tid, ptid_t ptid, timebasestruct_t *time) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_tstart_group(t.pid, t.tid, time);
+}
+
+int pm_tstop_pgroup(pid_t pid, tid_t tid, ptid_t ptid, timebasestruct_t *time) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_tstop_group(t.pid, t.tid, time);
+}
+
+int pm_get_Tdata_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data, pm_accu_time_t *times) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_get_Tdata_group(t.pid, t.tid, data, times);
 }

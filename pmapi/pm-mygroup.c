@@ -37,12 +37,20 @@ int pm_delete_program_mygroup(void) {
         return r;
 }
 
+int pm_tstart_mygroup(timebasestruct_t *time) {
+        return time ? call_switch("StartGroup", target_self(), time) : PM_EFAULT;
+}
+
 int pm_start_mygroup(void) {
-        return call_simple("StartGroup", target_self());
+        return call_switch("StartGroup", target_self(), NULL);
+}
+
+int pm_tstop_mygroup(timebasestruct_t *time) {
+        return time ? call_switch("StopGroup", target_self(), time) : PM_EFAULT;
 }
 
 int pm_stop_mygroup(void) {
-        return call_simple("StopGroup", target_self());
+        return call_switch("StopGroup", target_self(), NULL);
 }
 
 int pm_reset_data_mygroup(void) {
@@ -50,7 +58,13 @@ int pm_reset_data_mygroup(void) {
 }
 
 int pm_get_tdata_mygroup(pm_data_t *data, timebasestruct_t *time) {
-        return call_get_data("GetGroupData", target_self(), /* group= */ true, data, time, NULL);
+        return call_get_data("GetGroupData", target_self(), /* group= */ true, data, time, NULL, NULL);
+}
+
+int pm_get_Tdata_mygroup(pm_data_t *data, pm_accu_time_t *times) {
+        if (!times)
+                return PM_EFAULT;
+        return call_get_data("GetGroupData", target_self(), /* group= */ true, data, NULL, times, NULL);
 }
 
 int pm_get_data_mygroup(pm_data_t *data) {

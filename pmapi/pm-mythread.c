@@ -32,12 +32,25 @@ int pm_delete_program_mythread(void) {
         return r;
 }
 
+/* In process where the thread holds its counters (local.h), else through pmapid. */
+static int switch_mythread(bool on, timebasestruct_t *time) {
+        return local_switch(on, time) == 0 ? 0 : call_switch(on ? "Start" : "Stop", target_self(), time);
+}
+
+int pm_tstart_mythread(timebasestruct_t *time) {
+        return time ? switch_mythread(true, time) : PM_EFAULT;
+}
+
 int pm_start_mythread(void) {
-        return local_switch(true) == 0 ? 0 : call_simple("Start", target_self());
+        return switch_mythread(true, NULL);
+}
+
+int pm_tstop_mythread(timebasestruct_t *time) {
+        return time ? switch_mythread(false, time) : PM_EFAULT;
 }
 
 int pm_stop_mythread(void) {
-        return local_switch(false) == 0 ? 0 : call_simple("Stop", target_self());
+        return switch_mythread(false, NULL);
 }
 
 int pm_reset_data_mythread(void) {
@@ -50,10 +63,17 @@ int pm_get_tdata_mythread(pm_data_t *data, timebasestruct_t *time) {
 
         if (data && local_read(data, time) == 0)
                 return 0;
-        r = call_get_data("GetData", target_self(), /* group= */ false, data, time, &local);
+        r = call_get_data("GetData", target_self(), /* group= */ false, data, time, NULL, &local);
         if (r == 0 && local)
                 local_try_open();
         return r;
+}
+
+/* Through pmapid: it keeps the times of the last reset, which the counters do not. */
+int pm_get_Tdata_mythread(pm_data_t *data, pm_accu_time_t *times) {
+        if (!times)
+                return PM_EFAULT;
+        return call_get_data("GetData", target_self(), /* group= */ false, data, NULL, times, NULL);
 }
 
 int pm_get_data_mythread(pm_data_t *data) {

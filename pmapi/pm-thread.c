@@ -18,12 +18,20 @@ int pm_delete_program_thread(pid_t pid, tid_t tid) {
         return call_simple("DeleteProgram", TARGET(pid, tid));
 }
 
+int pm_tstart_thread(pid_t pid, tid_t tid, timebasestruct_t *time) {
+        return time ? call_switch("Start", TARGET(pid, tid), time) : PM_EFAULT;
+}
+
 int pm_start_thread(pid_t pid, tid_t tid) {
-        return call_simple("Start", TARGET(pid, tid));
+        return call_switch("Start", TARGET(pid, tid), NULL);
+}
+
+int pm_tstop_thread(pid_t pid, tid_t tid, timebasestruct_t *time) {
+        return time ? call_switch("Stop", TARGET(pid, tid), time) : PM_EFAULT;
 }
 
 int pm_stop_thread(pid_t pid, tid_t tid) {
-        return call_simple("Stop", TARGET(pid, tid));
+        return call_switch("Stop", TARGET(pid, tid), NULL);
 }
 
 int pm_reset_data_thread(pid_t pid, tid_t tid) {
@@ -31,7 +39,13 @@ int pm_reset_data_thread(pid_t pid, tid_t tid) {
 }
 
 int pm_get_tdata_thread(pid_t pid, tid_t tid, pm_data_t *data, timebasestruct_t *time) {
-        return call_get_data("GetData", TARGET(pid, tid), /* group= */ false, data, time, NULL);
+        return call_get_data("GetData", TARGET(pid, tid), /* group= */ false, data, time, NULL, NULL);
+}
+
+int pm_get_Tdata_thread(pid_t pid, tid_t tid, pm_data_t *data, pm_accu_time_t *times) {
+        if (!times)
+                return PM_EFAULT;
+        return call_get_data("GetData", TARGET(pid, tid), /* group= */ false, data, NULL, times, NULL);
 }
 
 int pm_get_data_thread(pid_t pid, tid_t tid, pm_data_t *data) {
@@ -83,4 +97,19 @@ int pm_get_data_pthread(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data) {
 int pm_get_tdata_pthread(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data, timebasestruct_t *time) {
         RESOLVE(pid, tid, ptid, t);
         return pm_get_tdata_thread(t.pid, t.tid, data, time);
+}
+
+int pm_tstart_pthread(pid_t pid, tid_t tid, ptid_t ptid, timebasestruct_t *time) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_tstart_thread(t.pid, t.tid, time);
+}
+
+int pm_tstop_pthread(pid_t pid, tid_t tid, ptid_t ptid, timebasestruct_t *time) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_tstop_thread(t.pid, t.tid, time);
+}
+
+int pm_get_Tdata_pthread(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data, pm_accu_time_t *times) {
+        RESOLVE(pid, tid, ptid, t);
+        return pm_get_Tdata_thread(t.pid, t.tid, data, times);
 }

@@ -85,19 +85,38 @@ int pm_delete_program_wp(cid_t cid) {
         return call_cgroup("DeleteCgroupProgram", cid);
 }
 
+/* StartCgroup or StopCgroup: the reply is the time of the switch. */
+static int switch_cgroup(const char *method, cid_t cid, timebasestruct_t *time) {
+        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = bus_call(method, &reply, "t", (uint64_t) cid);
+        if (r != 0 || !time)
+                return r;
+        return reply_read_stamp(reply, time);
+}
+
+int pm_tstart_wp(cid_t cid, timebasestruct_t *time) {
+        return time ? switch_cgroup("StartCgroup", cid, time) : PM_EFAULT;
+}
+
 int pm_start_wp(cid_t cid) {
-        return call_cgroup("StartCgroup", cid);
+        return switch_cgroup("StartCgroup", cid, NULL);
+}
+
+int pm_tstop_wp(cid_t cid, timebasestruct_t *time) {
+        return time ? switch_cgroup("StopCgroup", cid, time) : PM_EFAULT;
 }
 
 int pm_stop_wp(cid_t cid) {
-        return call_cgroup("StopCgroup", cid);
+        return switch_cgroup("StopCgroup", cid, NULL);
 }
 
 int pm_reset_data_wp(cid_t cid) {
         return call_cgroup("ResetCgroupData", cid);
 }
 
-int pm_get_tdata_wp(pm_wp_handle_t hwpar, pm_data_t *data, timebasestruct_t *time) {
+static int get_data_wp(pm_wp_handle_t hwpar, pm_data_t *data, timebasestruct_t *time, pm_accu_time_t *times) {
         _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         int r;
 
@@ -108,14 +127,24 @@ int pm_get_tdata_wp(pm_wp_handle_t hwpar, pm_data_t *data, timebasestruct_t *tim
         r = bus_call("GetCgroupData", &reply, "t", (uint64_t) hwpar);
         if (r != 0)
                 return r;
-        return reply_read_data(reply, data, time);
+        r = reply_read_data(reply, data, time);
+        return r != 0 || !times ? r : reply_read_times(reply, "b", times);
+}
+
+int pm_get_tdata_wp(pm_wp_handle_t hwpar, pm_data_t *data, timebasestruct_t *time) {
+        return get_data_wp(hwpar, data, time, NULL);
+}
+
+int pm_get_Tdata_wp(pm_wp_handle_t hwpar, pm_data_t *data, pm_accu_time_t *times) {
+        return times ? get_data_wp(hwpar, data, NULL, times) : PM_EFAULT;
 }
 
 int pm_get_data_wp(pm_wp_handle_t hwpar, pm_data_t *data) {
         return pm_get_tdata_wp(hwpar, data, NULL);
 }
 
-int pm_get_tdata_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data, timebasestruct_t *time) {
+static int get_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data, timebasestruct_t *time,
+                       pm_accu_time_t *times) {
         _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         int r;
 
@@ -128,7 +157,16 @@ int pm_get_tdata_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data, time
         r = bus_call("GetCgroupCpuData", &reply, "tub", (uint64_t) hwpar, (uint32_t) lcpuid, 1);
         if (r != 0)
                 return r;
-        return reply_read_data(reply, data, time);
+        r = reply_read_data(reply, data, time);
+        return r != 0 || !times ? r : reply_read_times(reply, "u", times);
+}
+
+int pm_get_tdata_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data, timebasestruct_t *time) {
+        return get_lcpu_wp(hwpar, lcpuid, data, time, NULL);
+}
+
+int pm_get_Tdata_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data, pm_accu_time_t *times) {
+        return times ? get_lcpu_wp(hwpar, lcpuid, data, NULL, times) : PM_EFAULT;
 }
 
 int pm_get_data_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data) {

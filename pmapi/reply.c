@@ -25,6 +25,12 @@ CallTarget target_none(void) {
         ((t).none ? bus_call(method, ret_reply, __VA_ARGS__)                                \
                   : bus_call_target(method, ret_reply, (t).pid, (t).tid, __VA_ARGS__))
 
+/* A CLOCK_MONOTONIC time, or a length, in ns as a timebasestruct_t (pmapi.h). */
+static void set_duration(timebasestruct_t *tb, uint64_t ns) {
+        *tb = (timebasestruct_t) { .flag = PM_TB_MONOTONIC_NS, .tb_high = (unsigned int) (ns >> 32),
+                                   .tb_low = (unsigned int) ns };
+}
+
 int target_from_pthread(pid_t pid, tid_t tid, ptid_t ptid, CallTarget *ret) {
         if (ptid != 0 && tid == 0)
                 tid = (tid_t) ptid;
@@ -85,19 +91,32 @@ int reply_read_data(sd_bus_message *reply, pm_data_t *data, timebasestruct_t *ti
                 return PM_EDAEMON;
         memset(&data->ginfo, 0, sizeof(data->ginfo));
         memcpy(data->accu, values, sizeof(data->accu));
-        if (time) {
-                time->flag = PM_TB_MONOTONIC_NS;
-                time->tb_high = (unsigned int) (ns >> 32);
-                time->tb_low = (unsigned int) ns;
+        if (time)
+                set_duration(time, ns);         /* a point in time: the same shape */
+        return 0;
+}
+
+int reply_read_times(sd_bus_message *reply, const char *skip, pm_accu_time_t *times) {
+        uint64_t enabled, running;
+
+        if (skip && sd_bus_message_skip(reply, skip) < 0)
+                return PM_EDAEMON;
+        if (sd_bus_message_read(reply, "tt", &enabled, &running) <= 0)
+                return PM_EDAEMON;
+        if (times) {
+                set_duration(&times->accu_timebase, running);
+                set_duration(&times->accu_purr, enabled);
+                times->accu_spurr = (timebasestruct_t) {};
         }
         return 0;
 }
 
 int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data, timebasestruct_t *time,
-                  bool *ret_local) {
+                  pm_accu_time_t *times, bool *ret_local) {
         _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         int32_t members = 0;
         uint32_t flags = 0;
+        char type;
         int r;
 
         if (!data)
@@ -114,11 +133,37 @@ int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data,
                 return PM_EDAEMON;
         data->ginfo.members = members;
         data->ginfo.flags.w = (int) flags;
-        if (ret_local) {
+        /* A thread's GetData says next whether OpenLocal would hand the context over. */
+        if (sd_bus_message_peek_type(reply, &type, NULL) > 0 && type == 'b') {
                 int local = 0;
-                *ret_local = sd_bus_message_read(reply, "b", &local) > 0 && local;     /* absent: an older pmapid */
+
+                if (sd_bus_message_read(reply, "b", &local) < 0)
+                        return PM_EDAEMON;
+                if (ret_local)
+                        *ret_local = local;
         }
+        return times ? reply_read_times(reply, NULL, times) : 0;
+}
+
+int reply_read_stamp(sd_bus_message *reply, timebasestruct_t *time) {
+        uint64_t ns;
+
+        if (sd_bus_message_read(reply, "t", &ns) <= 0)
+                return PM_EDAEMON;
+        set_duration(time, ns);
         return 0;
+}
+
+int call_switch(const char *method, CallTarget t, timebasestruct_t *time) {
+        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        if (!catalog_is_installed())
+                return PM_ENOTINIT;
+        r = call_on(t, method, &reply, NULL);
+        if (r != 0 || !time)
+                return r;
+        return reply_read_stamp(reply, time);
 }
 
 int call_simple(const char *method, CallTarget t) {

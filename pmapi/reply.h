@@ -23,10 +23,18 @@ int target_from_pthread(pid_t pid, tid_t tid, ptid_t ptid, CallTarget *ret);
 int call_set_program(const char *method, CallTarget t, const pm_prog_t *prog);
 /* Calls method on the target and reads its (mode, events) reply into prog. */
 int call_get_program(const char *method, CallTarget t, pm_prog_t *prog);
-/* Calls method on the target and reads its (data, timestamp[, members, flags]) reply. */
-/* ret_local (may be NULL): GetData's hint that OpenLocal would hand the context over (local.h). */
+/* Calls method on the target and reads its (data, timestamp[, members, flags][, local], enabled,
+ * running) reply; times (may be NULL) gets the last two. ret_local (may be NULL): GetData's hint
+ * that OpenLocal would hand the context over (local.h). */
 int call_get_data(const char *method, CallTarget t, bool group, pm_data_t *data, timebasestruct_t *time,
-                  bool *ret_local);
+                  pm_accu_time_t *times, bool *ret_local);
+/* Skips what skip says (a signature, may be NULL), then reads a data reply's (enabled, running)
+ * into times (may be NULL). */
+int reply_read_times(sd_bus_message *reply, const char *skip, pm_accu_time_t *times);
+/* Reads a Start or Stop reply's time into time. */
+int reply_read_stamp(sd_bus_message *reply, timebasestruct_t *time);
+/* A Start or Stop method on the target: its reply, the time of the switch, into time (may be NULL). */
+int call_switch(const char *method, CallTarget t, timebasestruct_t *time);
 /* Reads a (mode, events) reply into prog. */
 int reply_read_program(sd_bus_message *reply, pm_prog_t *prog);
 /* Reads a (data, timestamp) reply into data and time (either may be NULL). */

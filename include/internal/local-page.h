@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define LOCAL_PAGE_MAGIC 0x706d4c50u   /* "PLmp" */
-#define LOCAL_PAGE_VERSION 1
+#define LOCAL_PAGE_VERSION 2
 #define LOCAL_PAGE_MAX_VALUES 9         /* the dummy leader and MAX_COUNTERS events */
 
 typedef struct LocalPage {
@@ -36,7 +36,8 @@ typedef struct LocalPage {
  * pm_stop_mythread), so that pmapid knows the state (GetProgram, the Counting property) and what a
  * thread created at time T inherits. The thread appends a change at ring[n % LOCAL_STATE_RING],
  * then stores n + 1 (release); pmapid reads up to n (acquire), and takes what it finds only as the
- * thread's word about its own context. */
+ * thread's word about its own context. A local read whose group did not run all the time it was
+ * enabled (the PMU time-shared it) goes to the bus instead, which scales it. */
 #define LOCAL_STATE_MAGIC 0x706d4c53u  /* "SLmp" */
 #define LOCAL_STATE_RING 8
 
@@ -52,4 +53,10 @@ typedef struct LocalState {
         uint32_t n;                     /* changes written so far */
         uint32_t reserved;
         LocalStateChange ring[LOCAL_STATE_RING];
+        /* Resets the thread made itself: after each, the group's times as read() gave them right
+         * after the ioctl (the kernel does not zero them), stored before resets + 1 (release). */
+        uint64_t reset_enabled_ns;
+        uint64_t reset_running_ns;
+        uint32_t resets;
+        uint32_t reserved2;
 } LocalState;

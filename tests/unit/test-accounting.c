@@ -79,6 +79,57 @@ static void test_pure_rules(void **state) {
         assert_false(acct_consistent_after_reset(2));
 }
 
+/* Counts scaled to the enabled time where the PMU time-shared them, as perf stat does; the times
+ * since the last reset; a group that never ran keeps 0 and says so. */
+static void test_counts_and_times_from_the_kernels_numbers(void **state) {
+        int64_t counts[MAX_COUNTERS] = { 1000, 0, 7 };
+        int64_t big[MAX_COUNTERS] = { INT64_C(1000000000000000) };
+        AcctVector v;
+
+        (void) state;
+        acct_from_counts(v, counts, 100, 100, 0, 0);            /* always on the PMU: exact */
+        assert_int_equal(v[0], 1000);
+        assert_int_equal(v[2], 7);
+        assert_int_equal(v[ACCT_ENABLED], 100);
+        assert_int_equal(v[ACCT_RUNNING], 100);
+        acct_from_counts(v, counts, 100, 50, 0, 0);             /* half the time: twice the count */
+        assert_int_equal(v[0], 2000);
+        assert_int_equal(v[2], 14);
+        assert_int_equal(v[ACCT_RUNNING], 50);
+        acct_from_counts(v, counts, 1300, 1050, 300, 50);       /* since a reset at (300, 50) */
+        assert_int_equal(v[0], 1000);
+        assert_int_equal(v[ACCT_ENABLED], 1000);
+        assert_int_equal(v[ACCT_RUNNING], 1000);
+        acct_from_counts(v, counts, 1300, 550, 300, 50);
+        assert_int_equal(v[0], 2000);
+        acct_from_counts(v, (int64_t[MAX_COUNTERS]) {}, 100, 0, 0, 0);     /* never ran */
+        assert_int_equal(v[0], 0);
+        assert_int_equal(v[ACCT_ENABLED], 100);
+        assert_int_equal(v[ACCT_RUNNING], 0);
+        acct_from_counts(v, big, UINT64_C(1000000000000), UINT64_C(100000000000), 0, 0);  /* no overflow */
+        assert_int_equal(v[0], INT64_C(10000000000000000));
+        acct_from_counts(v, counts, 100, 100, 200, 200);        /* a base past the times: nothing */
+        assert_int_equal(v[ACCT_ENABLED], 0);
+        assert_int_equal(v[0], 1000);
+}
+
+/* Times follow the group rules as counts do: a dead member's stay, a group reset cancels. */
+static void test_times_follow_the_group_rules(void **state) {
+        AcctVector retained = {}, live[2] = {}, out;
+
+        (void) state;
+        live[0][ACCT_RUNNING] = 30;
+        live[1][ACCT_RUNNING] = 12;
+        acct_group_value(retained, live, 2, out);
+        assert_int_equal(out[ACCT_RUNNING], 42);
+        acct_member_died(retained, live[0]);
+        acct_group_value(retained, &live[1], 1, out);
+        assert_int_equal(out[ACCT_RUNNING], 42);
+        acct_group_reset(retained, &live[1], 1);
+        acct_group_value(retained, &live[1], 1, out);
+        assert_int_equal(out[ACCT_RUNNING], 0);
+}
+
 static void test_new_member_starts_at_zero_and_group_unchanged(void **state) {
         Group *g = group_of(PM_USER | PM_COUNT);
         Context *a = member(PM_USER | PM_COUNT), *b;
@@ -298,6 +349,8 @@ static int teardown(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_pure_rules),
+                cmocka_unit_test(test_counts_and_times_from_the_kernels_numbers),
+                cmocka_unit_test(test_times_follow_the_group_rules),
                 cmocka_unit_test(test_new_member_starts_at_zero_and_group_unchanged),
                 cmocka_unit_test(test_member_counts_only_when_its_state_and_the_groups_are_on),
                 cmocka_unit_test(test_group_stop_and_start_resume_only_members_whose_own_state_is_on),

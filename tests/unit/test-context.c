@@ -81,14 +81,14 @@ static Context *new_context(void **state, const Program *p) {
         return c;
 }
 
-static void read_counters(Context *c, int64_t accu[MAX_COUNTERS]) {
+static void read_counters(Context *c, AcctVector accu) {
         for (int k = 0; k < MAX_COUNTERS; k++)
                 accu[k] = -777;                         /* stale data the read must overwrite */
         assert_int_equal(context_read(c, accu), 0);
 }
 
 static int64_t read_one(Context *c, int counter) {
-        int64_t accu[MAX_COUNTERS];
+        AcctVector accu;
 
         read_counters(c, accu);
         return accu[counter];
@@ -215,7 +215,7 @@ static void test_start_and_stop_are_idempotent(void **state) {
 
 static void test_reset_zeroes_and_keeps_state(void **state) {
         Program p = program_with(PM_USER | PM_COUNT);
-        int64_t accu[MAX_COUNTERS];
+        AcctVector accu;
         Context *c;
 
         p.events[2] = 1;
@@ -238,9 +238,38 @@ static void test_reset_zeroes_and_keeps_state(void **state) {
         context_free(c);
 }
 
+/* The times since the last reset: the kernel keeps counting them through a reset, the context
+ * takes them as its base; a group the PMU time-shared reads scaled. */
+static void test_times_since_reset_and_scaling(void **state) {
+        Program p = program_with(PM_USER | PM_COUNT);
+        AcctVector accu;
+        Context *c;
+
+        p.events[0] = 1;
+        c = new_context(state, &p);
+        counter_fake_count(c->counters, 0, 100);
+        counter_fake_advance(c->counters, 1000, 1000);
+        read_counters(c, accu);
+        assert_int_equal(accu[0], 100);
+        assert_int_equal(accu[ACCT_ENABLED], 1000);
+        assert_int_equal(accu[ACCT_RUNNING], 1000);
+        assert_int_equal(context_reset(c), 0);
+        counter_fake_count(c->counters, 0, 30);
+        counter_fake_advance(c->counters, 400, 100);            /* on the PMU a quarter of the time */
+        read_counters(c, accu);
+        assert_int_equal(accu[0], 120);
+        assert_int_equal(accu[ACCT_ENABLED], 400);
+        assert_int_equal(accu[ACCT_RUNNING], 100);
+        assert_int_equal(context_stop(c), 0);
+        counter_fake_advance(c->counters, 500, 500);            /* stopped: no time passes for it */
+        read_counters(c, accu);
+        assert_int_equal(accu[ACCT_ENABLED], 400);
+        context_free(c);
+}
+
 static void test_read_maps_values_to_programmed_counters(void **state) {
         Program p = program_with(PM_USER | PM_KERNEL | PM_COUNT);
-        int64_t accu[MAX_COUNTERS];
+        AcctVector accu;
         Context *c;
 
         p.events[1] = 2;
@@ -433,6 +462,7 @@ int main(void) {
                 cmocka_unit_test(test_start_and_stop_are_idempotent),
                 cmocka_unit_test(test_reset_zeroes_and_keeps_state),
                 cmocka_unit_test(test_read_maps_values_to_programmed_counters),
+                cmocka_unit_test(test_times_since_reset_and_scaling),
                 cmocka_unit_test(test_get_program_reports_current_count_state),
                 cmocka_unit_test(test_get_program_clears_count_bit_after_stop),
                 cmocka_unit_test(test_new_records_target_and_owner),

@@ -271,7 +271,7 @@ static void test_recycled_pid_never_reaches_the_old_context(void **state) {
         /* A new program on the new process counts from zero, never the old 1234. */
         assert_int_equal(manager_set_program(f->m, &f->root, pid, pid, &p, NULL), 0);
         assert_int_equal(manager_get_thread(f->m, &f->root, pid, pid, &c, NULL), 0);
-        int64_t accu[MAX_COUNTERS];
+        AcctVector accu;
         assert_int_equal(context_read(c, accu), 0);
         assert_int_equal(accu[0], 0);
 }

@@ -1,0 +1,245 @@
+/* test-time.c: the time calls against a real pmapid, as root and as nobody: pm_tstart and pm_tstop
+ * give a time inside the call, in every scope (in process and over the bus for the calling thread);
+ * pm_get_Tdata's counted time is the thread's CPU time while counting (CLOCK_THREAD_CPUTIME_ID)
+ * within 5 %, a group's the sum of its members', a system context's the sum of its CPUs'; a reset
+ * starts it again; missing pointers are PM_EFAULT. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bus-fixture.h"
+#include "check.h"
+#include "pmapi.h"
+#include "workload.h"
+
+#define SPIN_NS 200000000LL            /* 200 ms of CPU */
+
+static BusFixture fixture;
+static int page_flt;
+
+static long long clock_ns(clockid_t id) {
+        struct timespec ts;
+
+        clock_gettime(id, &ts);
+        return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void spin_cpu(long long ns) {
+        long long end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+        volatile unsigned long x = 0;
+
+        while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+                for (int i = 0; i < 1000; i++)
+                        x += (unsigned long) i;
+}
+
+static long long ns_of(const timebasestruct_t *t) {
+        return t->flag == PM_TB_MONOTONIC_NS ? (long long) PM_TB_TO_NS(*t) : -1;
+}
+
+/* A time the call returned lies between the clock before and after it. */
+#define CHECK_WITHIN(call, tb)                                                                     \
+        do {                                                                                       \
+                long long _before = clock_ns(CLOCK_MONOTONIC);                                     \
+                CHECK_RC(call, 0);                                                                 \
+                long long _after = clock_ns(CLOCK_MONOTONIC);                                      \
+                CHECK(ns_of(&(tb)) >= _before && ns_of(&(tb)) <= _after);                          \
+        } while (0)
+
+static int within(long long value, long long expected, int percent) {
+        long long slack = expected * percent / 100;
+        return value >= expected - slack && value <= expected + slack;
+}
+
+/* The calling thread: over the bus first, then in process (the second read hands it its counters);
+ * the counted time against its CPU time, through a reset. */
+static int mythread_body(void *arg) {
+        pm_info_t info;
+        pm_prog_t prog;
+        pm_data_t d;
+        pm_accu_time_t t;
+        timebasestruct_t tb;
+        long long cpu;
+
+        (void) arg;
+        CHECK_RC(pm_init(PM_VERIFIED, &info), 0);
+        program_one(&prog, PM_USER, page_flt);
+        CHECK_RC(pm_set_program_mythread(&prog), 0);
+        for (int round = 0; round < 2; round++) {               /* bus, then local */
+                CHECK_WITHIN(pm_tstart_mythread(&tb), tb);
+                cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+                spin_cpu(SPIN_NS);
+                cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+                CHECK_WITHIN(pm_tstop_mythread(&tb), tb);
+                CHECK_RC(pm_get_Tdata_mythread(&d, &t), 0);
+                printf("# uid %d, round %d: counted %lld ns (enabled %lld) for %lld ns of thread CPU since the "
+                       "last reset\n", (int) getuid(), round, ns_of(&t.accu_timebase), ns_of(&t.accu_purr), cpu);
+                fflush(stdout);
+                CHECK(within(ns_of(&t.accu_timebase), cpu, 5));
+                CHECK(ns_of(&t.accu_purr) >= ns_of(&t.accu_timebase));
+                CHECK(t.accu_spurr.tb_high == 0 && t.accu_spurr.tb_low == 0);
+                CHECK_RC(pm_get_data_mythread(&d), 0);         /* the first read asks for the handle */
+                CHECK_RC(pm_get_data_mythread(&d), 0);
+                /* A reset (in process the second time) starts the counted time again. */
+                CHECK_RC(pm_reset_data_mythread(), 0);
+                CHECK_RC(pm_get_Tdata_mythread(&d, &t), 0);
+                CHECK(ns_of(&t.accu_timebase) < 1000000);
+        }
+        CHECK_RC(pm_tstart_mythread(NULL), PM_EFAULT);
+        CHECK_RC(pm_tstop_mythread(NULL), PM_EFAULT);
+        CHECK_RC(pm_get_Tdata_mythread(&d, NULL), PM_EFAULT);
+        CHECK_RC(pm_get_Tdata_mythread(NULL, &t), PM_EFAULT);
+        CHECK_RC(pm_delete_program_mythread(), 0);
+        CHECK_RC(pm_get_Tdata_mythread(&d, &t), PM_ENOCONTEXT);
+        CHECK_RC(pm_tstart_mythread(&tb), PM_ENOCONTEXT);
+        return 0;
+}
+
+static void test_mythread_times(void **state) {
+        (void) state;
+        assert_int_equal(mythread_body(NULL), 0);
+        assert_int_equal(run_as_nobody(mythread_body, NULL), 0);
+}
+
+static void *spinner(void *arg) {
+        long long *cpu = arg;
+        pm_data_t d;
+
+        (void) pm_get_data_mythread(&d);
+        *cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        spin_cpu(SPIN_NS / 2);
+        *cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - *cpu;
+        return NULL;
+}
+
+/* A group's counted time is its members', a dead one's included; the third-party forms agree. */
+static int group_body(void *arg) {
+        pm_info_t info;
+        pm_prog_t prog;
+        pm_data_t d;
+        pm_accu_time_t t, mine;
+        timebasestruct_t tb;
+        long long cpu_main, cpu_other = 0, group_ns;
+        pthread_t th;
+
+        (void) arg;
+        CHECK_RC(pm_init(PM_VERIFIED, &info), 0);
+        program_one(&prog, PM_USER, page_flt);
+        CHECK_RC(pm_set_program_mygroup(&prog), 0);
+        CHECK_WITHIN(pm_tstart_mygroup(&tb), tb);
+        CHECK(pthread_create(&th, NULL, spinner, &cpu_other) == 0);
+        cpu_main = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        spin_cpu(SPIN_NS / 2);
+        cpu_main = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_main;
+        CHECK(pthread_join(th, NULL) == 0);                     /* a dead member's time stays */
+        CHECK_WITHIN(pm_tstop_mygroup(&tb), tb);
+        CHECK_RC(pm_get_Tdata_mygroup(&d, &t), 0);
+        CHECK_RC(pm_get_Tdata_mythread(&d, &mine), 0);
+        group_ns = ns_of(&t.accu_timebase);
+        printf("# uid %d, group of 2: counted %lld ns for %lld + %lld ns of CPU (this thread: %lld)\n",
+               (int) getuid(), group_ns, cpu_main, cpu_other, ns_of(&mine.accu_timebase));
+        fflush(stdout);
+        CHECK(within(group_ns, cpu_main + cpu_other, 5));
+        CHECK(within(ns_of(&mine.accu_timebase), cpu_main, 5));
+        CHECK_RC(pm_get_Tdata_group(getpid(), gettid(), &d, &t), 0);
+        CHECK(ns_of(&t.accu_timebase) == group_ns);             /* stopped: nothing moves */
+        CHECK_RC(pm_get_Tdata_pgroup(getpid(), 0, (ptid_t) gettid(), &d, &t), 0);
+        CHECK(ns_of(&t.accu_timebase) == group_ns);
+        CHECK_RC(pm_get_Tdata_thread(getpid(), gettid(), &d, &t), 0);
+        CHECK(ns_of(&t.accu_timebase) == ns_of(&mine.accu_timebase));
+        CHECK_WITHIN(pm_tstart_thread(getpid(), gettid(), &tb), tb);
+        CHECK_WITHIN(pm_tstop_pthread(getpid(), gettid(), 0, &tb), tb);
+        CHECK_WITHIN(pm_tstart_group(getpid(), gettid(), &tb), tb);
+        CHECK_WITHIN(pm_tstop_pgroup(getpid(), gettid(), 0, &tb), tb);
+        CHECK_RC(pm_get_Tdata_group(getpid(), gettid(), &d, NULL), PM_EFAULT);
+        CHECK_RC(pm_tstart_group(getpid(), gettid(), NULL), PM_EFAULT);
+        CHECK_RC(pm_delete_program_mygroup(), 0);
+        return 0;
+}
+
+static void test_group_times(void **state) {
+        (void) state;
+        assert_int_equal(group_body(NULL), 0);
+        assert_int_equal(run_as_nobody(group_body, NULL), 0);
+}
+
+/* The calling process's tree on every CPU: the CPUs' times add up to the total, which is at least
+ * the thread's CPU time while counting. */
+static int system_body(void *arg) {
+        pm_info_t info;
+        pm_prog_t prog;
+        pm_data_t d;
+        pm_accu_time_t t, c;
+        timebasestruct_t tb;
+        long long sum = 0, cpu;
+
+        (void) arg;
+        CHECK_RC(pm_init(PM_VERIFIED, &info), 0);
+        program_one(&prog, PM_USER | PM_PROCTREE, page_flt);
+        CHECK_RC(pm_set_program(&prog), 0);
+        CHECK_WITHIN(pm_tstart(&tb), tb);
+        cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        spin_cpu(SPIN_NS / 2);
+        cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+        CHECK_WITHIN(pm_tstop(&tb), tb);
+        CHECK_RC(pm_get_Tdata(&d, &t), 0);
+        for (int n = 0; n < 1024; n++) {
+                int r = pm_get_Tdata_lcpu(n, &d, &c);
+                if (r == PM_ECPU)
+                        continue;
+                CHECK_RC(r, 0);
+                sum += ns_of(&c.accu_timebase);
+        }
+        CHECK_RC(pm_get_Tdata_cpu(0, &d, &c), 0);
+        printf("# uid %d, process tree: counted %lld ns on the CPUs (sum %lld) for %lld ns of this thread's CPU\n",
+               (int) getuid(), ns_of(&t.accu_timebase), sum, cpu);
+        fflush(stdout);
+        CHECK(sum == ns_of(&t.accu_timebase));
+        CHECK(within(ns_of(&t.accu_timebase), cpu, 5));
+        CHECK_RC(pm_get_Tdata(&d, NULL), PM_EFAULT);
+        CHECK_RC(pm_get_Tdata_lcpu(0, &d, NULL), PM_EFAULT);
+        CHECK_RC(pm_tstart(NULL), PM_EFAULT);
+        CHECK_RC(pm_delete_program(), 0);
+        CHECK_RC(pm_get_Tdata(&d, &t), PM_ENOCONTEXT);
+        return 0;
+}
+
+static void test_system_times(void **state) {
+        (void) state;
+        assert_int_equal(system_body(NULL), 0);
+        assert_int_equal(run_as_nobody(system_body, NULL), 0);
+}
+
+static int setup(void **state) {
+        pm_info_t info;
+
+        (void) state;
+        if (bus_fixture_start(&fixture, NULL) != 0)
+                return -1;
+        if (pm_init(PM_VERIFIED, &info) != 0)
+                return -1;
+        page_flt = find_event_id(&info, "PM_PAGE_FLT");
+        return page_flt > 0 ? 0 : -1;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        return bus_fixture_stop(&fixture);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_mythread_times),
+                cmocka_unit_test(test_group_times),
+                cmocka_unit_test(test_system_times),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

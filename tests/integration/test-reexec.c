@@ -148,6 +148,7 @@ static void test_eight_events_keep_their_slots(void **state) {
         pm_prog_t prog = { .mode.w = PM_USER | PM_COUNT }, got;
         pm_info_t info;
         int flt = -1;
+        pm_accu_time_t times_before, times_after;
 
         (void) state;
         assert_int_equal(pm_init(PM_VERIFIED | PM_CAVEAT | PM_UNVERIFIED, &info), 0);
@@ -160,12 +161,16 @@ static void test_eight_events_keep_their_slots(void **state) {
         assert_true(flt >= 0);
         assert_int_equal(pm_set_program_mythread(&prog), 0);
         assert_int_equal(touch_fresh_pages(300), 0);
+        assert_int_equal(pm_reset_data_mythread(), 0);          /* its time base crosses too */
+        assert_int_equal(touch_fresh_pages(300), 0);
         assert_int_equal(pm_stop_mythread(), 0);
-        assert_int_equal(pm_get_data_mythread(&before), 0);
+        assert_int_equal(pm_get_Tdata_mythread(&before, &times_before), 0);
         assert_true(before.accu[flt] >= 300);
         assert_int_equal(reexec_pmapid(), 0);
-        assert_int_equal(pm_get_data_mythread(&after), 0);
+        assert_int_equal(pm_get_Tdata_mythread(&after, &times_after), 0);
         assert_memory_equal(before.accu, after.accu, sizeof(before.accu));
+        assert_memory_equal(&times_before, &times_after, sizeof(times_before));
+        assert_true(PM_TB_TO_NS(times_after.accu_timebase) > 0);
         assert_int_equal(pm_get_program_mythread(&got), 0);
         assert_memory_equal(got.events, prog.events, sizeof(prog.events));
         assert_int_equal(pm_delete_program_mythread(), 0);

@@ -159,6 +159,10 @@ static int group_body(void *arg) {
         CHECK_WITHIN(pm_tstop_pthread(getpid(), gettid(), 0, &tb), tb);
         CHECK_WITHIN(pm_tstart_group(getpid(), gettid(), &tb), tb);
         CHECK_WITHIN(pm_tstop_pgroup(getpid(), gettid(), 0, &tb), tb);
+        /* A group reset zeroes its counted time as its counts, the dead member's part too. */
+        CHECK_RC(pm_reset_data_mygroup(), 0);
+        CHECK_RC(pm_get_Tdata_mygroup(&d, &t), 0);
+        CHECK(ns_of(&t.accu_timebase) < 1000000 && d.accu[0] == 0);
         CHECK_RC(pm_get_Tdata_group(getpid(), gettid(), &d, NULL), PM_EFAULT);
         CHECK_RC(pm_tstart_group(getpid(), gettid(), NULL), PM_EFAULT);
         CHECK_RC(pm_delete_program_mygroup(), 0);

@@ -117,6 +117,11 @@ int main(void) {
         long long raw_handed = handed >= 0 ? MEASURE(N_RAW, , (void) !read(handed, buf, sizeof(buf))) : -1;
         long long get_data = MEASURE(N_RAW, , pm_get_data_mythread(&d));
         long long get_data_bus = MEASURE(N_BUS, , pm_get_data_thread(getpid(), gettid(), &d));
+        /* With the counted time: pmapid keeps the time base of the last reset, so over the bus. */
+        pm_accu_time_t times;
+        long long get_tdata = MEASURE(N_BUS, , pm_get_Tdata_mythread(&d, &times));
+        timebasestruct_t tb;
+        long long tstart = MEASURE(N_RAW, pm_stop_mythread(), pm_tstart_mythread(&tb));
         /* In process too, for a context outside groups (pmapi/local.h). */
         long long start = MEASURE(N_RAW, pm_stop_mythread(), pm_start_mythread());
         long long stop = MEASURE(N_RAW, pm_start_mythread(), pm_stop_mythread());
@@ -140,7 +145,9 @@ int main(void) {
                 row("pm_get_data_mythread (local)", get_data, raw_handed, "raw read of it");
         row("pm_get_data_thread on itself (bus)", get_data_bus, raw_read, "raw read");
         row("pm_get_data_thread on itself (bus)", get_data_bus, ping, "Peer.Ping");
+        row("pm_get_Tdata_mythread (bus)", get_tdata, ping, "Peer.Ping");
         row("pm_start_mythread", start, raw_enable, "raw enable");
+        row("pm_tstart_mythread", tstart, raw_enable, "raw enable");
         row("pm_stop_mythread", stop, raw_disable, "raw disable");
         row("pm_reset_data_mythread", reset, raw_reset, "raw reset");
         row("pm_set_program + pm_delete_program", set_delete, raw_open, "raw open+close");

@@ -134,6 +134,7 @@ static void sync_local_resets(Context *c, const LocalState *st) {
                         continue;
                 c->time_base = t;
                 c->local_resets = n;
+                local_share_publish_base(c);
                 return;
         }
 }
@@ -207,12 +208,17 @@ int context_stop(Context *c) {
 
 int context_reset(Context *c) {
         uint64_t values[MAX_COUNTERS];
-        int r = c->backend->reset(c->counters);
+        int r;
 
+        context_sync_local(c);          /* the thread's own resets before this one */
+        r = c->backend->reset(c->counters);
         if (r < 0)
                 return r;
         /* The kernel zeroes the counts, not the times: they count from now on. */
-        return c->backend->read(c->counters, values, c->encoding.n_events, &c->time_base);
+        r = c->backend->read(c->counters, values, c->encoding.n_events, &c->time_base);
+        if (r >= 0)
+                local_share_publish_base(c);
+        return r;
 }
 
 int context_read(Context *c, AcctVector accu) {

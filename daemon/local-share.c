@@ -79,9 +79,22 @@ int local_share_open(Context *c, int *ret_page, int *ret_state) {
         c->local_state = state;
         c->local_merged = 0;
         c->local_resets = 0;
+        local_share_publish_base(c);
         *ret_page = TAKE_FD(page_fd);
         *ret_state = TAKE_FD(state_fd);
         return 0;
+}
+
+void local_share_publish_base(Context *c) {
+        LocalPage *p = c->local_page;
+
+        if (!p)
+                return;
+        __atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELEASE);       /* odd: changing */
+        __atomic_store_n(&p->base_enabled_ns, c->time_base.enabled_ns, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->base_running_ns, c->time_base.running_ns, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->resets_seen, c->local_resets, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELEASE);
 }
 
 void local_share_invalidate(Context *c) {

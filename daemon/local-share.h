@@ -13,6 +13,9 @@
 /* New pages for c (the old ones, if any, are taken in and invalidated): *ret_page and *ret_state
  * are the caller's to send and close. -EOPNOTSUPP for a context without a private leader. */
 int local_share_open(Context *c, int *ret_page, int *ret_state);
+/* The context's time base changed (a reset, or one the thread made, taken in): the page says so,
+ * inside the seqlock, for the thread's own reads of its counted time. */
+void local_share_publish_base(Context *c);
 /* The handle no longer reads this context: valid = 0, inside the seqlock. */
 void local_share_invalidate(Context *c);
 /* Takes in the thread's switches, invalidates and unmaps: the context is freed, or pmapid

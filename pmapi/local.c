@@ -113,17 +113,39 @@ void local_forget_after_fork(void) {
         pthread_mutex_unlock(&all_lock);
 }
 
-int local_read(pm_data_t *data, timebasestruct_t *time) {
-        uint64_t buf[3 + LOCAL_PAGE_MAX_VALUES];
+/* A length in ns as pm_get_Tdata gives it. */
+static void set_length(timebasestruct_t *tb, uint64_t ns) {
+        *tb = (timebasestruct_t) { .flag = PM_TB_MONOTONIC_NS, .tb_high = (unsigned int) (ns >> 32),
+                                   .tb_low = (unsigned int) ns };
+}
+
+/* The counted time since the last reset: the group's times less the base of that reset, pmapid's
+ * (its page) or, when this thread reset in process since pmapid last looked, its own. */
+static void counted_time(uint64_t enabled_ns, uint64_t running_ns, uint64_t base_enabled, uint64_t base_running,
+                         uint32_t resets_seen, pm_accu_time_t *times) {
+        if (handle.state->resets != resets_seen) {
+                base_enabled = handle.state->reset_enabled_ns;
+                base_running = handle.state->reset_running_ns;
+        }
+        set_length(&times->accu_timebase, running_ns > base_running ? running_ns - base_running : 0);
+        set_length(&times->accu_purr, enabled_ns > base_enabled ? enabled_ns - base_enabled : 0);
+        times->accu_spurr = (timebasestruct_t) {};
+}
+
+int local_read(pm_data_t *data, timebasestruct_t *time, pm_accu_time_t *times) {
+        uint64_t buf[3 + LOCAL_PAGE_MAX_VALUES], base_enabled, base_running;
         struct timespec ts;
-        uint32_t seq;
+        uint32_t seq, resets_seen;
         ssize_t l;
 
-        if (handle.fd < 0)
+        if (handle.fd < 0 || (times && !handle.state))
                 return -1;
         seq = __atomic_load_n(&handle.page->seq, __ATOMIC_ACQUIRE);
         if ((seq & 1) || !__atomic_load_n(&handle.page->valid, __ATOMIC_ACQUIRE))
                 goto gone;
+        base_enabled = __atomic_load_n(&handle.page->base_enabled_ns, __ATOMIC_RELAXED);
+        base_running = __atomic_load_n(&handle.page->base_running_ns, __ATOMIC_RELAXED);
+        resets_seen = __atomic_load_n(&handle.page->resets_seen, __ATOMIC_RELAXED);
         /* One event on a PMU counter: rdpmc where the kernel lets us, shaped as read() would give. */
         if (handle.user && self_read(handle.user, self_read_pmc, &buf[4]) == 0) {
                 buf[0] = handle.n_values;
@@ -142,16 +164,14 @@ int local_read(pm_data_t *data, timebasestruct_t *time) {
         /* The PMU time-shared the group (it ran less than it was enabled): pmapid scales. */
         if (buf[1] != buf[2])
                 return -1;
+        if (times)
+                counted_time(buf[1], buf[2], base_enabled, base_running, resets_seen, times);
         memset(data, 0, sizeof(*data));
         for (uint32_t i = 0; i < handle.n_values; i++)
                 if (handle.slot[i] >= 0 && handle.slot[i] < MAX_COUNTERS)
                         data->accu[handle.slot[i]] = (long long) buf[3 + i];
-        if (time) {
-                unsigned long long ns = (unsigned long long) ts.tv_sec * 1000000000ULL + (unsigned long long) ts.tv_nsec;
-                time->flag = PM_TB_MONOTONIC_NS;
-                time->tb_high = (unsigned int) (ns >> 32);
-                time->tb_low = (unsigned int) ns;
-        }
+        if (time)
+                set_length(time, (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec);
         return 0;
 gone:
         handle_close(&handle);          /* the next successful bus read asks for a new one */
@@ -243,8 +263,7 @@ int local_switch(bool on, timebasestruct_t *time) {
         if (!still_valid())
                 goto gone;              /* the switch hit counters the context no longer has */
         if (time)
-                *time = (timebasestruct_t) { .flag = PM_TB_MONOTONIC_NS, .tb_high = (unsigned int) (ch->time_ns >> 32),
-                                             .tb_low = (unsigned int) ch->time_ns };
+                set_length(time, ch->time_ns);
         return 0;
 gone:
         handle_close(&handle);

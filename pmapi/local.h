@@ -10,8 +10,9 @@
 
 #include "pmapi.h"
 
-/* 0 and data (and time) filled from the local counters, or -1: read over the bus. */
-int local_read(pm_data_t *data, timebasestruct_t *time);
+/* 0 and data (and time, and times: the counted time since the last reset) filled from the local
+ * counters, or -1: read over the bus (also when the PMU time-shared the group: pmapid scales). */
+int local_read(pm_data_t *data, timebasestruct_t *time, pm_accu_time_t *times);
 /* pm_start_mythread / pm_stop_mythread / pm_reset_data_mythread at ioctl cost, on the handle: 0,
  * or -1: make the call to pmapid. A switch is written to the page pmapid reads (LocalState), so
  * that it knows the state and what new threads inherit. */

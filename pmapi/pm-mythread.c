@@ -61,7 +61,7 @@ int pm_get_tdata_mythread(pm_data_t *data, timebasestruct_t *time) {
         bool local = false;
         int r;
 
-        if (data && local_read(data, time) == 0)
+        if (data && local_read(data, time, NULL) == 0)
                 return 0;
         r = call_get_data("GetData", target_self(), /* group= */ false, data, time, NULL, &local);
         if (r == 0 && local)
@@ -69,11 +69,19 @@ int pm_get_tdata_mythread(pm_data_t *data, timebasestruct_t *time) {
         return r;
 }
 
-/* Through pmapid: it keeps the times of the last reset, which the counters do not. */
+/* In process too: the times less the base of the last reset, from the pages (local.h). */
 int pm_get_Tdata_mythread(pm_data_t *data, pm_accu_time_t *times) {
+        bool local = false;
+        int r;
+
         if (!times)
                 return PM_EFAULT;
-        return call_get_data("GetData", target_self(), /* group= */ false, data, NULL, times, NULL);
+        if (data && local_read(data, NULL, times) == 0)
+                return 0;
+        r = call_get_data("GetData", target_self(), /* group= */ false, data, NULL, times, &local);
+        if (r == 0 && local)
+                local_try_open();
+        return r;
 }
 
 int pm_get_data_mythread(pm_data_t *data) {

@@ -29,6 +29,13 @@ typedef struct LocalPage {
          * then the thread maps the fd's own user page and reads it with rdpmc where the kernel lets
          * it (pmapi/self-read.h), else it read()s. */
         uint32_t pmu_counter;
+        /* The group's times at the context's last reset as pmapid knows it (the kernel does not zero
+         * them), with the count of the thread's own resets (LocalState.resets) pmapid had taken in
+         * then: while the thread's count is the same, this is the base of the counted time; once the
+         * thread reset again, its own LocalState base is newer. Written inside the seqlock. */
+        uint64_t base_enabled_ns;
+        uint64_t base_running_ns;
+        uint32_t resets_seen;
 } LocalPage;
 
 /* The second page, which the thread writes and pmapid reads: the changes of the context's own

@@ -88,6 +88,7 @@ static void test_local_reads_are_exact_and_add_nothing(void **state) {
 /* Root, kernel mode: a read over the bus blocks on the reply (one context switch each); a local
  * read does not. */
 static void test_local_reads_add_no_context_switch(void **state) {
+        pm_accu_time_t times;
         pm_info_t info;
         pm_prog_t prog;
         pm_data_t a, b;
@@ -102,6 +103,12 @@ static void test_local_reads_add_no_context_switch(void **state) {
                 assert_int_equal(pm_get_data_mythread(&b), 0);
         print_message("# %d local reads: %lld context switches (preemption)\n", READS, b.accu[0] - a.accu[0]);
         assert_true(b.accu[0] - a.accu[0] < READS / 100);
+        /* With the counted time (pm_get_Tdata_mythread) too: it is read in process. */
+        for (int i = 0; i < READS; i++)
+                assert_int_equal(pm_get_Tdata_mythread(&a, &times), 0);
+        assert_int_equal(pm_get_data_mythread(&a), 0);
+        print_message("# %d local reads with the counted time: %lld context switches\n", READS, a.accu[0] - b.accu[0]);
+        assert_true(a.accu[0] - b.accu[0] < READS / 100);
         assert_int_equal(pm_delete_program_mythread(), 0);
 }
 

@@ -93,6 +93,18 @@ static int mythread_body(void *arg) {
                 CHECK_RC(pm_get_Tdata_mythread(&d, &t), 0);
                 CHECK(ns_of(&t.accu_timebase) < 1000000);
         }
+        /* A reset pmapid makes (a third party's): the counted time read in process starts again. */
+        CHECK_RC(pm_start_mythread(), 0);
+        spin_cpu(SPIN_NS / 4);
+        CHECK_RC(pm_reset_data_thread(getpid(), gettid()), 0);
+        cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        spin_cpu(SPIN_NS / 2);
+        cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+        CHECK_RC(pm_get_Tdata_mythread(&d, &t), 0);
+        printf("# uid %d, after a reset through pmapid: counted %lld ns for %lld ns of thread CPU\n", (int) getuid(),
+               ns_of(&t.accu_timebase), cpu);
+        fflush(stdout);
+        CHECK(within(ns_of(&t.accu_timebase), cpu, 5));
         CHECK_RC(pm_tstart_mythread(NULL), PM_EFAULT);
         CHECK_RC(pm_tstop_mythread(NULL), PM_EFAULT);
         CHECK_RC(pm_get_Tdata_mythread(&d, NULL), PM_EFAULT);

@@ -117,9 +117,9 @@ int main(void) {
         long long raw_handed = handed >= 0 ? MEASURE(N_RAW, , (void) !read(handed, buf, sizeof(buf))) : -1;
         long long get_data = MEASURE(N_RAW, , pm_get_data_mythread(&d));
         long long get_data_bus = MEASURE(N_BUS, , pm_get_data_thread(getpid(), gettid(), &d));
-        /* With the counted time: pmapid keeps the time base of the last reset, so over the bus. */
+        /* With the counted time: in process too (the base of the last reset is in the page). */
         pm_accu_time_t times;
-        long long get_tdata = MEASURE(N_BUS, , pm_get_Tdata_mythread(&d, &times));
+        long long get_tdata = MEASURE(N_RAW, , pm_get_Tdata_mythread(&d, &times));
         timebasestruct_t tb;
         long long tstart = MEASURE(N_RAW, pm_stop_mythread(), pm_tstart_mythread(&tb));
         /* In process too, for a context outside groups (pmapi/local.h). */
@@ -145,7 +145,7 @@ int main(void) {
                 row("pm_get_data_mythread (local)", get_data, raw_handed, "raw read of it");
         row("pm_get_data_thread on itself (bus)", get_data_bus, raw_read, "raw read");
         row("pm_get_data_thread on itself (bus)", get_data_bus, ping, "Peer.Ping");
-        row("pm_get_Tdata_mythread (bus)", get_tdata, ping, "Peer.Ping");
+        row("pm_get_Tdata_mythread (local)", get_tdata, raw_read, "raw read");
         row("pm_start_mythread", start, raw_enable, "raw enable");
         row("pm_tstart_mythread", tstart, raw_enable, "raw enable");
         row("pm_stop_mythread", stop, raw_disable, "raw disable");

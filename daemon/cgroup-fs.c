@@ -311,14 +311,20 @@ static int walk(int fd, const char *path, unsigned depth, Walk *w) {
                 if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                         continue;
                 cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (cfd < 0)
+                if (cfd < 0 && errno == ENOENT)
                         continue;               /* removed since it was listed */
+                if (cfd < 0 && w->pids) {
+                        r = -errno;             /* its processes go unchecked otherwise: refuse */
+                        break;
+                }
+                if (cfd < 0)
+                        continue;
                 if (asprintf(&child, "%s%s%s", path, path[1] ? "/" : "", de->d_name) < 0) {
                         close(cfd);
                         r = -ENOMEM;
                         break;
                 }
-                if (strlen(child) > CGROUP_PATH_MAX) {
+                if (!w->pids && strlen(child) > CGROUP_PATH_MAX) {
                         close(cfd);
                         continue;               /* no caller could name it */
                 }

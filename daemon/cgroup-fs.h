@@ -40,7 +40,9 @@ bool cgroup_fs_removed(int fd);
 /* 0 if uid owns both the cgroup's directory and its cgroup.procs (what a delegation hands over:
  * cgroups(7), "Delegation"), else -EPERM. */
 int cgroup_fs_owned_by(int fd, uid_t uid);
-/* Every process in the cgroup of fd and its descendants (cgroup.procs), up to max: -E2BIG past it. */
+/* Every process in the cgroup of fd and its descendants (cgroup.procs), up to max: -E2BIG past it
+ * (or past CGROUP_WALK_DEPTH levels); a cgroup below that cannot be opened fails the whole list,
+ * so that no process goes unseen. */
 int cgroup_fs_pids(int fd, size_t max, pid_t **ret, size_t *ret_n);
 /* The cgroup at path and every cgroup below it, depth first, up to max: -E2BIG past it. */
 int cgroup_fs_list(const char *path, size_t max, CgroupEntry **ret, size_t *ret_n);

@@ -120,20 +120,30 @@ void context_record_counting(Context *c, bool old_counting) {
 }
 
 /* The times the thread read right after its last reset in process (pm_reset_data_mythread): the
- * new base. A seqlock on resets: what is read between two equal counts is one reset's. */
+ * new base, when they are believable. A seqlock on resets (odd while the thread writes): what is
+ * read between two equal even counts is one reset's. The thread's word is taken only within what
+ * the kernel says now: between the old base and the times now, and with no less time off the PMU
+ * than before (a hostile thread could otherwise make pmapid scale its counts without bound). */
 static void sync_local_resets(Context *c, const LocalState *st) {
         for (int tries = 0; tries < 4; tries++) {
                 uint32_t n = __atomic_load_n(&st->resets, __ATOMIC_ACQUIRE);
                 CounterTimes t = { __atomic_load_n(&st->reset_enabled_ns, __ATOMIC_RELAXED),
-                                   __atomic_load_n(&st->reset_running_ns, __ATOMIC_RELAXED) };
+                                   __atomic_load_n(&st->reset_running_ns, __ATOMIC_RELAXED) }, now;
+                uint64_t values[MAX_COUNTERS];
 
                 if (n == c->local_resets)
                         return;
                 __atomic_thread_fence(__ATOMIC_ACQUIRE);
-                if (__atomic_load_n(&st->resets, __ATOMIC_RELAXED) != n)
+                if ((n & 1) || __atomic_load_n(&st->resets, __ATOMIC_RELAXED) != n)
                         continue;
-                c->time_base = t;
                 c->local_resets = n;
+                if (c->backend->read(c->counters, values, c->encoding.n_events, &now) < 0 ||
+                    t.enabled_ns < c->time_base.enabled_ns || t.running_ns < c->time_base.running_ns ||
+                    t.enabled_ns > now.enabled_ns || t.running_ns > now.running_ns || t.running_ns > t.enabled_ns ||
+                    t.enabled_ns - t.running_ns < c->time_base.enabled_ns - c->time_base.running_ns ||
+                    now.enabled_ns - now.running_ns < t.enabled_ns - t.running_ns)
+                        return;         /* not a reset of these counters: the old base stands */
+                c->time_base = t;
                 local_share_publish_base(c);
                 return;
         }

@@ -232,25 +232,33 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
 }
 
 static int restore_cpu(SystemContext *s, GVariant *v, FdTable *t) {
-        g_autoptr(GVariant) kept = NULL, base = NULL, groups = NULL;
+        g_autoptr(GVariant) kept = NULL, bases = NULL, groups = NULL;
         gboolean counted;
         GVariantIter it;
         GVariant *fds;
         uint32_t cpu;
         SystemCpu *c;
+        size_t n;
 
-        g_variant_get(v, "(ub@ax@ax@aai)", &cpu, &counted, &kept, &base, &groups);
+        g_variant_get(v, "(ub@ax@aax@aai)", &cpu, &counted, &kept, &bases, &groups);
         if (cpu >= s->n_cpus)
                 return -ENXIO;
         c = &s->cpus[cpu];
         c->counted = counted;
         read_vector(kept, c->kept);
-        read_vector(base, c->base);
-        if (g_variant_n_children(groups) == 0)
+        n = g_variant_n_children(groups);
+        if (n == 0)
                 return 0;
-        c->groups = calloc(g_variant_n_children(groups), sizeof(CounterGroup *));
-        if (!c->groups)
+        if (g_variant_n_children(bases) != n)
+                return -EINVAL;
+        c->groups = calloc(n, sizeof(CounterGroup *));
+        c->bases = calloc(n, sizeof(AcctVector));
+        if (!c->groups || !c->bases)
                 return -ENOMEM;
+        for (size_t k = 0; k < n; k++) {
+                g_autoptr(GVariant) b = g_variant_get_child_value(bases, k);
+                read_vector(b, c->bases[k]);
+        }
         g_variant_iter_init(&it, groups);
         while ((fds = g_variant_iter_next_value(&it))) {
                 int r = adopt_counters(s->backend, fds, s->encoding.n_events, t, &c->groups[c->n_groups]);
@@ -292,7 +300,7 @@ static void restore_system(Manager *m, GVariant *v, FdTable *t, size_t n_cpus) {
         int pidfd, r;
         Program p;
 
-        g_variant_get(v, "(iu@" HANDOVER_PROGRAM "bb@aii@a(ubaxaxaai)t@ay)", &owner_pid, &owner_uid, &program,
+        g_variant_get(v, "(iu@" HANDOVER_PROGRAM "bb@aii@a(ubaxaaxaai)t@ay)", &owner_pid, &owner_uid, &program,
                       &counting, &proctree, &tree, &pidfd_index, &cpus, &cgroup_id, &cgroup_path);
         read_program(program, &p);
         pidfd = take_fd(t, pidfd_index);
@@ -307,9 +315,10 @@ static void restore_system(Manager *m, GVariant *v, FdTable *t, size_t n_cpus) {
         if (cgroup_id)
                 path = restore_cgroup(cgroup_id, cgroup_path, &cgroup_fd);
         /* Opened on no CPU: each CPU gets the groups the previous image had there. */
-        if (!offline)
+        if (!offline) {
                 r = -ENOMEM;
-        else if (cgroup_id)
+                cgroup_fd = safe_close(cgroup_fd);
+        } else if (cgroup_id)
                 r = system_new_cgroup(m->backend, m->events, &p, owner_pid, owner_uid, cgroup_fd, cgroup_id, path,
                                       offline, n_cpus, &s);
         else

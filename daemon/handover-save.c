@@ -107,18 +107,21 @@ static GVariant *context_variant(Context *c, FdList *l) {
 static GVariant *system_variant(const SystemContext *s, int owner_pidfd, FdList *l) {
         GVariantBuilder cpus;
 
-        g_variant_builder_init(&cpus, G_VARIANT_TYPE("a(ubaxaxaai)"));
+        g_variant_builder_init(&cpus, G_VARIANT_TYPE("a(ubaxaaxaai)"));
         for (size_t i = 0; i < s->n_cpus; i++) {
                 const SystemCpu *c = &s->cpus[i];
-                GVariantBuilder groups;
+                GVariantBuilder groups, bases;
 
                 g_variant_builder_init(&groups, G_VARIANT_TYPE("aai"));
-                for (size_t k = 0; k < c->n_groups; k++)
+                g_variant_builder_init(&bases, G_VARIANT_TYPE("aax"));
+                for (size_t k = 0; k < c->n_groups; k++) {
                         g_variant_builder_add_value(&groups, counters_variant(s->backend, c->groups[k], l));
-                g_variant_builder_add(&cpus, "(ub@ax@axaai)", c->cpu, c->counted, vector_variant(c->kept),
-                                      vector_variant(c->base), &groups);
+                        g_variant_builder_add_value(&bases, vector_variant(c->bases[k]));
+                }
+                g_variant_builder_add(&cpus, "(ub@axaaxaai)", c->cpu, c->counted, vector_variant(c->kept), &bases,
+                                      &groups);
         }
-        return g_variant_new("(iu@" HANDOVER_PROGRAM "bb@aiia(ubaxaxaai)t@ay)", s->owner_pid, s->owner_uid,
+        return g_variant_new("(iu@" HANDOVER_PROGRAM "bb@aiia(ubaxaaxaai)t@ay)", s->owner_pid, s->owner_uid,
                              program_variant(&s->program), s->counting, s->tree != NULL,
                              g_variant_new_fixed_array(G_VARIANT_TYPE_INT32, s->tree, s->tree ? s->n_tree : 0,
                                                        sizeof(int32_t)),

@@ -20,7 +20,8 @@
  *              none), i pidfd (-1 where the fork watch reports exits), t thread_ino, t attached_ns,
  *              ai counters, t t the counters' enabled and running times at the last reset)
  *   SYSTEM    (i owner_pid, u owner_uid, PROGRAM, b counting, b proctree, ai tree, i owner_pidfd,
- *              a(u cpu, b counted, ax kept, ax base, aai groups) cpus, t cgroup_id (0: none),
+ *              a(u cpu, b counted, ax kept, aax bases (one per group: its raw counts and times at the
+ *              last reset), aai groups) cpus, t cgroup_id (0: none),
  *              ay cgroup_path)
  *   FORKWATCH (b enabled, a(u cpu, i fd))
  *
@@ -36,6 +37,6 @@
 #define HANDOVER_PROGRAM "(uai)"
 #define HANDOVER_GROUP "(uiuu" HANDOVER_PROGRAM "bbbuaxa(iiayax)uui)"
 #define HANDOVER_CONTEXT "(iiuuiayi" HANDOVER_PROGRAM "bbba(tb)uittaitt)"
-#define HANDOVER_SYSTEM "(iu" HANDOVER_PROGRAM "bbaiia(ubaxaxaai)tay)"
+#define HANDOVER_SYSTEM "(iu" HANDOVER_PROGRAM "bbaiia(ubaxaaxaai)tay)"
 #define HANDOVER_FORKWATCH "(ba(ui))"
 #define HANDOVER_TYPE "(uasutttaiata" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM HANDOVER_FORKWATCH ")"

@@ -90,7 +90,8 @@ void local_share_publish_base(Context *c) {
 
         if (!p)
                 return;
-        __atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELEASE);       /* odd: changing */
+        __atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELAXED);       /* odd: changing */
+        __atomic_thread_fence(__ATOMIC_RELEASE);
         __atomic_store_n(&p->base_enabled_ns, c->time_base.enabled_ns, __ATOMIC_RELAXED);
         __atomic_store_n(&p->base_running_ns, c->time_base.running_ns, __ATOMIC_RELAXED);
         __atomic_store_n(&p->resets_seen, c->local_resets, __ATOMIC_RELAXED);
@@ -102,7 +103,8 @@ void local_share_invalidate(Context *c) {
 
         if (!p)
                 return;
-        __atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELEASE);       /* odd: changing */
+        __atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELAXED);       /* odd: changing */
+        __atomic_thread_fence(__ATOMIC_RELEASE);
         __atomic_store_n(&p->valid, 0, __ATOMIC_RELEASE);
         __atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELEASE);
 }

@@ -127,9 +127,15 @@ int manager_get_cgroup(Manager *m, const Caller *caller, uint64_t cgroup_id, Sys
         return 0;
 }
 
-int manager_start_cgroup(SystemContext *s) {
+int manager_start_cgroup(Manager *m, const Caller *caller, SystemContext *s) {
+        int r;
+
         if (system_cgroup_removed(s))
                 return -ENOENT;
+        /* What may have entered the cgroup since the program was set is checked again. */
+        r = check_cgroup(m, caller, s->cgroup_fd);
+        if (r < 0)
+                return r;
         return system_start(s);
 }
 
@@ -148,16 +154,18 @@ static int add_removed(Manager *m, const Caller *caller, const char *path, Cgrou
                 if (s->owner_pid != caller->pid || !s->cgroup_id || !system_cgroup_removed(s) ||
                     (path && strcmp(path, s->cgroup_path) != 0))
                         continue;
-                e = realloc(l->entries, (l->n + 1) * sizeof(CgroupEntry));
-                if (!e)
+                bool *removed = realloc(l->removed, (l->n + 1) * sizeof(bool));
+                char *path = strdup(s->cgroup_path);
+
+                if (removed)
+                        l->removed = removed;
+                e = path && removed ? realloc(l->entries, (l->n + 1) * sizeof(CgroupEntry)) : NULL;
+                if (!e) {
+                        free(path);
                         return -ENOMEM;
+                }
                 l->entries = e;
-                e[l->n] = (CgroupEntry) { .id = s->cgroup_id, .path = strdup(s->cgroup_path) };
-                if (!e[l->n].path)
-                        return -ENOMEM;
-                l->removed = realloc(l->removed, (l->n + 1) * sizeof(bool));
-                if (!l->removed)
-                        return -ENOMEM;
+                e[l->n] = (CgroupEntry) { .id = s->cgroup_id, .path = path };
                 l->removed[l->n++] = true;
         }
         return 0;

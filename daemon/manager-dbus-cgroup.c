@@ -109,22 +109,29 @@ int method_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         return sd_bus_reply_method_return(m, NULL);
 }
 
-/* The calling process's context on the cgroup named by the message's first argument. */
-static int message_cgroup(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret) {
-        Caller caller;
+/* The calling process's context on the cgroup named by the message's first argument, and the
+ * caller. */
+static int message_cgroup_caller(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret,
+                                 Caller *ret_caller) {
         uint64_t id;
         int r;
 
         r = sd_bus_message_read(m, "t", &id);
         if (r < 0)
                 return r;
-        r = manager_bus_caller(m, manager, error, &caller);
+        r = manager_bus_caller(m, manager, error, ret_caller);
         if (r < 0)
                 return r;
-        r = manager_get_cgroup(manager, &caller, id, ret);
+        r = manager_get_cgroup(manager, ret_caller, id, ret);
         if (r < 0)
-                return fail(m, manager, error, &caller, id, r);
+                return fail(m, manager, error, ret_caller, id, r);
         return 0;
+}
+
+static int message_cgroup(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret) {
+        Caller caller;
+
+        return message_cgroup_caller(m, manager, error, ret, &caller);
 }
 
 int method_get_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -166,7 +173,17 @@ static int cgroup_op(sd_bus_message *m, void *userdata, sd_bus_error *error, Cgr
 }
 
 int method_start_cgroup(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return cgroup_op(m, userdata, error, manager_start_cgroup, true);
+        Caller caller;
+        SystemContext *s;
+        int r;
+
+        r = message_cgroup_caller(m, userdata, error, &s, &caller);
+        if (r < 0)
+                return r;
+        r = manager_start_cgroup(userdata, &caller, s);
+        if (r < 0)
+                return fail(m, userdata, error, &caller, s->cgroup_id, r);
+        return manager_bus_reply_done(m, true);
 }
 
 int method_stop_cgroup(sd_bus_message *m, void *userdata, sd_bus_error *error) {

@@ -164,8 +164,9 @@ int manager_set_cgroup_program(Manager *m, const Caller *caller, uint64_t cgroup
 /* The caller's process's context on that cgroup: -ENODATA none. Catches up with CPU hotplug and
  * notes (and logs, once) a cgroup removed since. */
 int manager_get_cgroup(Manager *m, const Caller *caller, uint64_t cgroup_id, SystemContext **ret);
-/* -ENOENT once the cgroup is removed: nothing can count there again. */
-int manager_start_cgroup(SystemContext *s);
+/* -ENOENT once the cgroup is removed: nothing can count there again. For a caller other than root,
+ * the cgroup's processes are checked again first (MANAGER_CGROUP_FOREIGN). */
+int manager_start_cgroup(Manager *m, const Caller *caller, SystemContext *s);
 
 typedef struct CgroupListing {
         CgroupEntry *entries;

@@ -132,7 +132,7 @@ int system_owners_add_pinned(SystemOwners *o, SystemContext *s, int pidfd) {
         }
         *w = (SystemOwner) { .key = { .pid = s->owner_pid, .cgroup_id = s->cgroup_id }, .set = o, .context = s,
                              .pidfd = pidfd };
-        g_hash_table_insert(o->by_pid, &w->key, w);
+        g_hash_table_replace(o->by_pid, &w->key, w);      /* the key lives in the value */
         if (!s->tree && !s->cgroup_id)
                 o->every_process = s;
         if (!o->event)

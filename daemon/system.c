@@ -11,7 +11,9 @@ static void close_cpu_groups(SystemContext *s, SystemCpu *c) {
         for (size_t i = 0; i < c->n_groups; i++)
                 s->backend->close(c->groups[i]);
         free(c->groups);
+        free(c->bases);
         c->groups = NULL;
+        c->bases = NULL;
         c->n_groups = 0;
 }
 
@@ -38,21 +40,43 @@ static int switch_cpu(SystemContext *s, SystemCpu *c, bool on) {
         return 0;
 }
 
-/* The sum of the CPU's open groups, in counter order. */
+/* Group i's raw counts and times, in the layout of its base (accounting.h's slots). */
+static int read_raw(SystemContext *s, SystemCpu *c, size_t i, AcctVector ret) {
+        uint64_t values[MAX_COUNTERS];
+        CounterTimes t;
+        int r;
+
+        r = s->backend->read(c->groups[i], values, s->encoding.n_events, &t);
+        if (r < 0)
+                return r;
+        program_spread_values(&s->encoding, values, ret);
+        ret[ACCT_ENABLED] = (int64_t) t.enabled_ns;
+        ret[ACCT_RUNNING] = (int64_t) t.running_ns;
+        return 0;
+}
+
+/* The sum of the CPU's open groups since the last reset, in counter order: each group's counts
+ * since its base, scaled by its own times since then. */
 static int read_live(SystemContext *s, SystemCpu *c, AcctVector ret) {
         memset(ret, 0, sizeof(AcctVector));
         for (size_t i = 0; i < c->n_groups; i++) {
-                uint64_t values[MAX_COUNTERS];
                 int64_t counts[MAX_COUNTERS];
-                CounterTimes t;
-                AcctVector v;
+                AcctVector raw, v;
                 int r;
 
-                r = s->backend->read(c->groups[i], values, s->encoding.n_events, &t);
+                r = read_raw(s, c, i, raw);
                 if (r < 0)
                         return r;
-                program_spread_values(&s->encoding, values, counts);
-                acct_from_counts(v, counts, t.enabled_ns, t.running_ns, 0, 0);
+                for (int k = 0; k < MAX_COUNTERS; k++)
+                        counts[k] = raw[k] - c->bases[i][k];
+                /* A tree thread's counter on one CPU is off whenever its thread runs elsewhere, which
+                 * perf does not tell from a busy PMU: it is never scaled, and counted is enabled. */
+                if (s->tree) {
+                        raw[ACCT_ENABLED] = raw[ACCT_RUNNING];
+                        c->bases[i][ACCT_ENABLED] = c->bases[i][ACCT_RUNNING];
+                }
+                acct_from_counts(v, counts, (uint64_t) raw[ACCT_ENABLED], (uint64_t) raw[ACCT_RUNNING],
+                                 (uint64_t) c->bases[i][ACCT_ENABLED], (uint64_t) c->bases[i][ACCT_RUNNING]);
                 for (int k = 0; k < ACCT_SLOTS; k++)
                         ret[k] += v[k];
         }
@@ -77,8 +101,11 @@ int system_cpu_online(SystemContext *s, unsigned cpu) {
                 return -ENODEV;                 /* nothing can run in it any more */
         n_targets = s->tree ? s->n_tree : 1;
         c->groups = calloc(n_targets, sizeof(CounterGroup *));
-        if (!c->groups)
+        c->bases = calloc(n_targets, sizeof(AcctVector));          /* new counters start at zero */
+        if (!c->groups || !c->bases) {
+                close_cpu_groups(s, c);
                 return -ENOMEM;
+        }
         for (size_t i = 0; i < n_targets; i++) {
                 CounterTarget t = {
                         .tid = s->tree ? s->tree[i] : -1,
@@ -219,14 +246,13 @@ int system_stop(SystemContext *s) {
 int system_reset(SystemContext *s) {
         for (size_t i = 0; i < s->n_cpus; i++) {
                 SystemCpu *c = &s->cpus[i];
-                AcctVector live;
-                int r;
 
-                r = read_live(s, c, live);
-                if (r < 0)
-                        return r;
-                for (int k = 0; k < ACCT_SLOTS; k++)
-                        c->base[k] = c->kept[k] + live[k];
+                for (size_t g = 0; g < c->n_groups; g++) {
+                        int r = read_raw(s, c, g, c->bases[g]);
+                        if (r < 0)
+                                return r;
+                }
+                memset(c->kept, 0, sizeof(AcctVector));
         }
         return 0;
 }
@@ -242,7 +268,7 @@ int system_read_cpu(SystemContext *s, unsigned cpu, AcctVector ret) {
         if (r < 0)
                 return r;
         for (int k = 0; k < ACCT_SLOTS; k++)
-                ret[k] += c->kept[k] - c->base[k];
+                ret[k] += c->kept[k];
         return 0;
 }
 

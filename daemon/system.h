@@ -3,8 +3,8 @@
  * everything the tree creates later is counted from birth; or, a cgroup context (AIX's _wp), one
  * per CPU restricted to one cgroup v2 and its descendants. Keeps each CPU's counts across CPU
  * hotplug: a CPU that goes offline keeps its last counts; one that comes back counts on from there
- * with new counters. Resets are offsets (a reset of inherit counters keeps what exited children
- * left in them). Who may own it and when it ends is the manager's business (manager-system.c). */
+ * with new counters. Resets are offsets kept per group (a reset of inherit counters keeps what
+ * exited children left in them). Who may own it and when it ends is the manager's business (manager-system.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -23,8 +23,10 @@ typedef struct SystemCpu {
         bool counted;                   /* online at some time since the program was set */
         CounterGroup **groups;          /* open while the CPU is online: 1, or one per tree thread */
         size_t n_groups;
-        AcctVector kept;                /* what counters closed at an offline left */
-        AcctVector base;                /* kept + live counts at the last reset */
+        AcctVector kept;                /* what counters closed at an offline left, since the last reset */
+        AcctVector *bases;              /* per open group: its raw counts and times at the last reset
+                                         * (zero for counters opened since): reads scale what came
+                                         * since, never an older estimate */
 } SystemCpu;
 
 typedef struct SystemContext {

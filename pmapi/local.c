@@ -119,53 +119,86 @@ static void set_length(timebasestruct_t *tb, uint64_t ns) {
                                    .tb_low = (unsigned int) ns };
 }
 
-/* The counted time since the last reset: the group's times less the base of that reset, pmapid's
- * (its page) or, when this thread reset in process since pmapid last looked, its own. */
-static void counted_time(uint64_t enabled_ns, uint64_t running_ns, uint64_t base_enabled, uint64_t base_running,
-                         uint32_t resets_seen, pm_accu_time_t *times) {
-        if (handle.state->resets != resets_seen) {
-                base_enabled = handle.state->reset_enabled_ns;
-                base_running = handle.state->reset_running_ns;
-        }
-        set_length(&times->accu_timebase, running_ns > base_running ? running_ns - base_running : 0);
-        set_length(&times->accu_purr, enabled_ns > base_enabled ? enabled_ns - base_enabled : 0);
-        times->accu_spurr = (timebasestruct_t) {};
+/* The base of the counted time: the group's times at the last reset, pmapid's (its page) or, when
+ * this thread reset in process since pmapid last looked, its own (the state page it writes). */
+static void reset_base(uint64_t page_enabled, uint64_t page_running, uint32_t resets_seen, uint64_t *ret_enabled,
+                       uint64_t *ret_running) {
+        bool own = handle.state && handle.state->resets != resets_seen;
+
+        *ret_enabled = own ? handle.state->reset_enabled_ns : page_enabled;
+        *ret_running = own ? handle.state->reset_running_ns : page_running;
 }
 
-int local_read(pm_data_t *data, timebasestruct_t *time, pm_accu_time_t *times) {
-        uint64_t buf[3 + LOCAL_PAGE_MAX_VALUES], base_enabled, base_running;
-        struct timespec ts;
-        uint32_t seq, resets_seen;
+static uint64_t since(uint64_t now, uint64_t base) {
+        return now > base ? now - base : 0;
+}
+
+/* One read of the group, in process: 0 and buf (nr, enabled, running, values) with the base of the
+ * counted time, 1 when pmapid changed the page meanwhile (read again), -1 when the handle is gone. */
+static int read_once(uint64_t buf[static 3 + LOCAL_PAGE_MAX_VALUES], bool want_times, uint64_t *ret_base_enabled,
+                     uint64_t *ret_base_running) {
+        const volatile struct perf_event_mmap_page *pc = handle.user;
+        uint64_t page_enabled, page_running;
+        uint32_t seq, seen;
         ssize_t l;
 
-        if (handle.fd < 0 || (times && !handle.state))
-                return -1;
         seq = __atomic_load_n(&handle.page->seq, __ATOMIC_ACQUIRE);
-        if ((seq & 1) || !__atomic_load_n(&handle.page->valid, __ATOMIC_ACQUIRE))
-                goto gone;
-        base_enabled = __atomic_load_n(&handle.page->base_enabled_ns, __ATOMIC_RELAXED);
-        base_running = __atomic_load_n(&handle.page->base_running_ns, __ATOMIC_RELAXED);
-        resets_seen = __atomic_load_n(&handle.page->resets_seen, __ATOMIC_RELAXED);
-        /* One event on a PMU counter: rdpmc where the kernel lets us, shaped as read() would give. */
-        if (handle.user && self_read(handle.user, self_read_pmc, &buf[4]) == 0) {
+        if (!__atomic_load_n(&handle.page->valid, __ATOMIC_ACQUIRE))
+                return -1;
+        if (seq & 1)
+                return 1;
+        page_enabled = __atomic_load_n(&handle.page->base_enabled_ns, __ATOMIC_RELAXED);
+        page_running = __atomic_load_n(&handle.page->base_running_ns, __ATOMIC_RELAXED);
+        seen = __atomic_load_n(&handle.page->resets_seen, __ATOMIC_RELAXED);
+        /* One event on a PMU counter: rdpmc where the kernel lets us, shaped as read() would give.
+         * The user page's times are those of the last switch: only a group that always ran is read
+         * this way, and a read that wants the counted time read()s. */
+        if (pc && !want_times && pc->time_enabled == pc->time_running &&
+            self_read(pc, self_read_pmc, &buf[4]) == 0) {
                 buf[0] = handle.n_values;
+                buf[1] = buf[2] = 0;    /* equal: it always ran */
                 buf[3] = 0;             /* the dummy leader */
                 l = (ssize_t) (sizeof(uint64_t) * (3 + handle.n_values));
         } else
-                l = read(handle.fd, buf, sizeof(buf));
+                l = read(handle.fd, buf, sizeof(uint64_t) * (3 + LOCAL_PAGE_MAX_VALUES));
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        /* The context may have gone or changed while we read: then these values are not its. */
+        if (!__atomic_load_n(&handle.page->valid, __ATOMIC_ACQUIRE))
+                return -1;
+        if (__atomic_load_n(&handle.page->seq, __ATOMIC_ACQUIRE) != seq)
+                return 1;
+        if (l != (ssize_t) (sizeof(uint64_t) * (3 + handle.n_values)) || buf[0] != handle.n_values)
+                return -1;              /* not the group pmapid made (the fd was closed or replaced) */
+        reset_base(page_enabled, page_running, seen, ret_base_enabled, ret_base_running);
+        return 0;
+}
+
+int local_read(pm_data_t *data, timebasestruct_t *time, pm_accu_time_t *times) {
+        uint64_t buf[3 + LOCAL_PAGE_MAX_VALUES], base_enabled = 0, base_running = 0, enabled, running;
+        struct timespec ts;
+        int r = 1;
+
+        if (handle.fd < 0)
+                return -1;
+        for (int tries = 0; r == 1 && tries < 3; tries++)
+                r = read_once(buf, times != NULL, &base_enabled, &base_running);
+        if (r == 1)
+                return -1;              /* pmapid is busy with the page: over the bus this time */
+        if (r < 0)
+                goto gone;
         if (time)
                 (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        /* The context may have gone while we read: then these values are not its. */
-        if (__atomic_load_n(&handle.page->seq, __ATOMIC_ACQUIRE) != seq ||
-            !__atomic_load_n(&handle.page->valid, __ATOMIC_ACQUIRE))
-                goto gone;
-        if (l != (ssize_t) (sizeof(uint64_t) * (3 + handle.n_values)) || buf[0] != handle.n_values)
-                goto gone;              /* not the group pmapid made (the fd was closed or replaced) */
-        /* The PMU time-shared the group (it ran less than it was enabled): pmapid scales. */
-        if (buf[1] != buf[2])
+        enabled = since(buf[1], base_enabled);
+        running = since(buf[2], base_running);
+        /* The PMU time-shared the group since the last reset (it ran less than it was enabled):
+         * pmapid scales. */
+        if (enabled != running)
                 return -1;
-        if (times)
-                counted_time(buf[1], buf[2], base_enabled, base_running, resets_seen, times);
+        if (times) {
+                set_length(&times->accu_timebase, running);
+                set_length(&times->accu_purr, enabled);
+                times->accu_spurr = (timebasestruct_t) {};
+        }
         memset(data, 0, sizeof(*data));
         for (uint32_t i = 0; i < handle.n_values; i++)
                 if (handle.slot[i] >= 0 && handle.slot[i] < MAX_COUNTERS)
@@ -283,7 +316,10 @@ int local_reset(void) {
                 handle_close(&handle);
                 return -1;
         }
-        n = handle.state->resets;
+        /* A seqlock: odd while the times change, so that pmapid never takes half of them. */
+        n = handle.state->resets | 1u;
+        __atomic_store_n(&handle.state->resets, n, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
         __atomic_store_n(&handle.state->reset_enabled_ns, buf[1], __ATOMIC_RELAXED);
         __atomic_store_n(&handle.state->reset_running_ns, buf[2], __ATOMIC_RELAXED);
         __atomic_store_n(&handle.state->resets, n + 1, __ATOMIC_RELEASE);

@@ -78,6 +78,8 @@ int pm_get_program_wp(cid_t cid, pm_prog_t *prog) {
 }
 
 static int call_cgroup(const char *method, cid_t cid) {
+        if (!catalog_is_installed())
+                return PM_ENOTINIT;
         return bus_call(method, NULL, "t", (uint64_t) cid);
 }
 
@@ -90,6 +92,8 @@ static int switch_cgroup(const char *method, cid_t cid, timebasestruct_t *time) 
         _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         int r;
 
+        if (!catalog_is_installed())
+                return PM_ENOTINIT;
         r = bus_call(method, &reply, "t", (uint64_t) cid);
         if (r != 0 || !time)
                 return r;

@@ -61,7 +61,8 @@ typedef struct LocalState {
         uint32_t reserved;
         LocalStateChange ring[LOCAL_STATE_RING];
         /* Resets the thread made itself: after each, the group's times as read() gave them right
-         * after the ioctl (the kernel does not zero them), stored before resets + 1 (release). */
+         * after the ioctl (the kernel does not zero them). A seqlock: resets is odd while the
+         * thread writes them, even (two more than the last) once they are whole. */
         uint64_t reset_enabled_ns;
         uint64_t reset_running_ns;
         uint32_t resets;

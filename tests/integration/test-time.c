@@ -4,6 +4,7 @@
  * within 5 %, a group's the sum of its members', a system context's the sum of its CPUs'; a reset
  * starts it again; missing pointers are PM_EFAULT. */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +31,27 @@ static long long clock_ns(clockid_t id) {
 
         clock_gettime(id, &ts);
         return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void spin_cpu(long long ns);
+
+/* Spins ns of CPU moving between CPU 0 and the last online CPU every 5 ms. */
+static void spin_moving(long long ns) {
+        long long end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
+        cpu_set_t set;
+        int cpu = 0;
+
+        while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end) {
+                CPU_ZERO(&set);
+                CPU_SET(cpu, &set);
+                (void) sched_setaffinity(0, sizeof(set), &set);
+                cpu = cpu == 0 ? last_online_cpu() : 0;
+                spin_cpu(5000000);
+        }
+        CPU_ZERO(&set);
+        for (int c = 0; c <= last_online_cpu(); c++)
+                CPU_SET(c, &set);
+        (void) sched_setaffinity(0, sizeof(set), &set);
 }
 
 static void spin_cpu(long long ns) {
@@ -200,13 +222,20 @@ static int system_body(void *arg) {
         (void) arg;
         CHECK_RC(pm_init(PM_VERIFIED, &info), 0);
         program_one(&prog, PM_USER | PM_PROCTREE, page_flt);
+        prog.events[1] = find_event_id(&info, "PM_TASK_CLOCK");
+        CHECK(prog.events[1] > 0);
         CHECK_RC(pm_set_program(&prog), 0);
         CHECK_WITHIN(pm_tstart(&tb), tb);
         cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-        spin_cpu(SPIN_NS / 2);
+        spin_moving(SPIN_NS / 2);               /* a counter per CPU, each off while it runs on the other */
         cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
         CHECK_WITHIN(pm_tstop(&tb), tb);
         CHECK_RC(pm_get_Tdata(&d, &t), 0);
+        /* Never scaled: the task clock is the tree's CPU time, not twice it. */
+        printf("# uid %d, process tree moving between CPUs: PM_TASK_CLOCK %lld ns for %lld ns of CPU\n",
+               (int) getuid(), d.accu[1], cpu);
+        CHECK(within(d.accu[1], cpu, 5));
+        CHECK(ns_of(&t.accu_purr) == ns_of(&t.accu_timebase));
         for (int n = 0; n < 1024; n++) {
                 int r = pm_get_Tdata_lcpu(n, &d, &c);
                 if (r == PM_ECPU)

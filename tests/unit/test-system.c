@@ -213,6 +213,48 @@ static void test_hotplug_uevents_parse(void **state) {
         assert_int_equal(cpu_watch_parse(unterminated, sizeof(unterminated), &cpu, &on), 0);
 }
 
+/* A CPU whose group the PMU time-shared before a reset, and not since: the read after the reset is
+ * what came since, scaled by the times since (exact here), never "scaled now less scaled then". */
+static void test_reset_keeps_each_groups_raw_base(void **state) {
+        bool online[2] = { true, false };
+        Program p = program_with(PM_USER | PM_COUNT);
+        SystemContext *s = NULL;
+        AcctVector v;
+
+        assert_int_equal(system_new(&counter_backend_fake, *state, &p, 100, 0, NULL, 0, online, 2, &s), 0);
+        work(s, 0, 0, 100);
+        counter_fake_advance(s->cpus[0].groups[0], 200, 100);   /* on the PMU half the time */
+        assert_int_equal(cpu_value(s, 0), 200);
+        assert_int_equal(system_reset(s), 0);
+        assert_int_equal(cpu_value(s, 0), 0);
+        work(s, 0, 0, 50);
+        counter_fake_advance(s->cpus[0].groups[0], 100, 100);   /* all the time since */
+        assert_int_equal(cpu_value(s, 0), 50);
+        assert_int_equal(system_read_cpu(s, 0, v), 0);
+        assert_int_equal(v[ACCT_ENABLED], 100);
+        assert_int_equal(v[ACCT_RUNNING], 100);
+        assert_int_equal(total(s), 50);
+        system_free(s);
+}
+
+/* A process tree's counters are never scaled: one is off whenever its thread runs on another CPU. */
+static void test_proctree_is_never_scaled(void **state) {
+        bool online[2] = { true, false };
+        pid_t tree[1] = { 500 };
+        Program p = program_with(PM_USER | PM_COUNT | PM_PROCTREE);
+        SystemContext *s = NULL;
+        AcctVector v;
+
+        assert_int_equal(system_new(&counter_backend_fake, *state, &p, 500, 1000, tree, 1, online, 2, &s), 0);
+        work(s, 0, 0, 100);
+        counter_fake_advance(s->cpus[0].groups[0], 200, 100);   /* it ran on the other CPU half the time */
+        assert_int_equal(system_read_cpu(s, 0, v), 0);
+        assert_int_equal(v[1], 100);
+        assert_int_equal(v[ACCT_ENABLED], 100);
+        assert_int_equal(v[ACCT_RUNNING], 100);
+        system_free(s);
+}
+
 /* A cgroup context: one group per CPU aimed at the cgroup's directory; once the cgroup is gone (its
  * files are), it keeps its counts and no CPU coming online opens counters for it. A directory with a
  * cgroup.procs file stands in for the cgroup. */
@@ -262,6 +304,8 @@ int main(void) {
                 cmocka_unit_test(test_offline_cpu_keeps_its_counts_and_resets_are_offsets),
                 cmocka_unit_test(test_failed_open_leaves_nothing_open),
                 cmocka_unit_test(test_cgroup_context_targets_its_cgroup_and_outlives_it),
+                cmocka_unit_test(test_reset_keeps_each_groups_raw_base),
+                cmocka_unit_test(test_proctree_is_never_scaled),
                 cmocka_unit_test(test_cpu_lists_parse),
                 cmocka_unit_test(test_hotplug_uevents_parse),
         };

@@ -34,11 +34,11 @@ static void on_signal(int sig) {
         stop_signal = sig;
 }
 
-static int read_target(const Options *o, pm_data_t *data) {
-        return pm_get_data_group(o->attach_pid, o->attach_tid, data);
+static int read_target(const Options *o, pm_data_t *data, pm_accu_time_t *times) {
+        return pm_get_Tdata_group(o->attach_pid, o->attach_tid, data, times);
 }
 
-/* Counts until a signal or the target's end; rep->total holds the last good read. */
+/* Counts until a signal or the target's end; rep->total and total_time hold the last good read. */
 static int count_until_done(const Options *o, Report *rep, int pidfd, const sigset_t *wait_mask) {
         unsigned period = o->interval_ms > 0 && o->interval_ms < KEEP_MS ? o->interval_ms : KEEP_MS;
         uint64_t next_read = rep->interval_start_ns + period * 1000000ULL;
@@ -52,6 +52,7 @@ static int count_until_done(const Options *o, Report *rep, int pidfd, const sigs
                 struct timespec timeout = { .tv_sec = (time_t) (wait / 1000000000ULL),
                                             .tv_nsec = (long) (wait % 1000000000ULL) };
                 bool done = false, gone = false;
+                pm_accu_time_t times;
                 pm_data_t data;
 
                 r = ppoll(&p, 1, &timeout, wait_mask);
@@ -66,7 +67,7 @@ static int count_until_done(const Options *o, Report *rep, int pidfd, const sigs
                 now = pmcount_now_ns();
                 if (!done && now < next_read)
                         continue;
-                r = read_target(o, &data);
+                r = read_target(o, &data, &times);
                 if (r != 0 && gone) {
                         rep->target_gone = true;        /* its group went with it: the last read stands */
                         return 0;
@@ -74,8 +75,9 @@ static int count_until_done(const Options *o, Report *rep, int pidfd, const sigs
                 if (r != 0)
                         return pmcount_fail("reading the target's group", r);
                 rep->total = data;
+                rep->total_time = count_time_from_accu(&times);
                 if (o->interval_ms > 0 && (now >= next_line || done)) {
-                        r = report_interval(rep, &data, now);
+                        r = report_interval(rep, &data, &times, now);
                         if (r < 0) {
                                 fprintf(stderr, "pmcount: cannot write the report: %s\n", strerror(-r));
                                 return TOOL_EXIT_OWN;

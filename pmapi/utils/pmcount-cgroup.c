@@ -45,22 +45,24 @@ static int spawn_command(char **command, const struct sigaction *saved_int, cons
         return r;
 }
 
-static int read_cgroup_counts(Report *rep, pm_data_t *ret) {
-        return pm_get_data_wp(rep->cgroup.id, ret);
+static int read_cgroup_counts(Report *rep, pm_data_t *ret, pm_accu_time_t *ret_time) {
+        return pm_get_Tdata_wp(rep->cgroup.id, ret, ret_time);
 }
 
 /* After the command: whether the cgroup is gone, then its counts, stopped so that they hold still.
  * Asked before the stop: "removed" means removed while it was counted. */
 static int read_cgroup(Report *rep) {
+        pm_accu_time_t times;
         int r;
 
         r = cgroup_target_removed(&rep->cgroup, &rep->cgroup_removed);
         if (r != 0)
                 return pmcount_fail("pm_get_wplist", r);
         (void) pm_stop_wp(rep->cgroup.id);      /* a failure leaves it counting: the read below still holds */
-        r = pm_get_data_wp(rep->cgroup.id, &rep->total);
+        r = pm_get_Tdata_wp(rep->cgroup.id, &rep->total, &times);
         if (r != 0)
                 return pmcount_fail("reading the cgroup", r);
+        rep->total_time = count_time_from_accu(&times);
         return 0;
 }
 

@@ -133,14 +133,13 @@ static int make_group(pm_prog_t *prog) {
         return 0;
 }
 
-/* -I's reader: the group's counts so far. */
-static int read_mygroup(Report *rep, pm_data_t *ret) {
+/* -I's reader: the group's counts so far, and how long they were counted. */
+static int read_mygroup(Report *rep, pm_data_t *ret, pm_accu_time_t *ret_time) {
         (void) rep;
-        return pm_get_data_mygroup(ret);
+        return pm_get_Tdata_mygroup(ret, ret_time);
 }
 
-int run_wait_command(Report *rep, pid_t pid, uint64_t start, int (*read_counts)(Report *rep, pm_data_t *ret),
-                     const char *what) {
+int run_wait_command(Report *rep, pid_t pid, uint64_t start, ReadCounts read_counts, const char *what) {
         const Options *o = rep->options;
         uint64_t step = o->interval_ms * 1000000ULL, next = start + step;
         _cleanup_close_ int pidfd = -1;
@@ -151,6 +150,7 @@ int run_wait_command(Report *rep, pid_t pid, uint64_t start, int (*read_counts)(
         while (pidfd >= 0 && failure == 0) {
                 struct pollfd p = { .fd = pidfd, .events = POLLIN };
                 uint64_t now = pmcount_now_ns();
+                pm_accu_time_t times;
                 pm_data_t data;
 
                 r = poll(&p, 1, now >= next ? 0 : (int) ((next - now + 999999) / 1000000));
@@ -163,10 +163,10 @@ int run_wait_command(Report *rep, pid_t pid, uint64_t start, int (*read_counts)(
                         continue;
                 while (next <= now)     /* a late wake-up skips the lines it missed */
                         next += step;
-                r = read_counts(rep, &data);
+                r = read_counts(rep, &data, &times);
                 if (r != 0)
                         failure = pmcount_fail(what, r);
-                else if ((r = report_interval(rep, &data, now)) < 0) {
+                else if ((r = report_interval(rep, &data, &times, now)) < 0) {
                         fprintf(stderr, "pmcount: cannot write the report: %s\n", strerror(-r));
                         failure = TOOL_EXIT_OWN;
                 }
@@ -199,6 +199,7 @@ static int fork_and_wait(const Options *o, const char *preload, Report *rep) {
         if (rep->interval_start_ns == 0)
                 rep->interval_start_ns = start;
         memset(rep->last, 0, sizeof(rep->last));       /* each run's group counts from zero */
+        rep->last_time = (CountTime) {};
         pid = fork();
         if (pid < 0) {
                 fprintf(stderr, "pmcount: fork: %m\n");
@@ -230,13 +231,15 @@ static int fork_and_wait(const Options *o, const char *preload, Report *rep) {
         return 0;
 }
 
-/* After the command: the group's total and, with --per-thread, its members. */
+/* After the command: the group's total, how long it was counted and, with --per-thread, its members. */
 static int read_group(Report *rep) {
+        pm_accu_time_t times;
         int r;
 
-        r = pm_get_data_mygroup(&rep->total);
+        r = pm_get_Tdata_mygroup(&rep->total, &times);
         if (r != 0)
                 return pmcount_fail("reading the counting group", r);
+        rep->total_time = count_time_from_accu(&times);
         if (rep->total.ginfo.flags.b.partial)
                 rep->partial = true;
         /* Partial: the rows' call also says how many threads ran uncounted. */

@@ -1,8 +1,9 @@
 /* pmcount-series.c: pmcount's counts over time: the statistics of repeated runs (-r: the mean and
  * the sample standard deviation of each count, by Welford's method, which stays exact to the last
  * digit for counts of any size) and the interval lines of -I, printed as the command runs, in the
- * report's format: perf stat -I's columns (time, count, event) as text, rows with a time_ns column
- * as CSV, one JSON document per line. */
+ * report's format: perf stat -I's columns (time, count, event, and the share of the interval the
+ * counters ran when they were multiplexed) as text, rows with a time_ns column as CSV, one JSON
+ * document per line. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,20 +32,25 @@ void report_add_run(Report *r) {
                 if (report_counter_used(r, c))
                         run_stat_add(&r->counts[c], (double) r->total.accu[c]);
         run_stat_add(&r->elapsed, (double) r->elapsed_ns);
+        run_stat_add(&r->enabled, (double) r->total_time.enabled_ns);
+        run_stat_add(&r->running, (double) r->total_time.running_ns);
 }
 
-static void text_interval(Report *r, const pm_data_t *now, double seconds) {
-        char value[THOUSANDS_MAX], id[16];
+/* perf stat -I's line: "<not counted>" for the count, "(49.97%)" after the event when multiplexed. */
+static void text_interval(Report *r, const pm_data_t *now, CountTime time, double seconds) {
+        char value[THOUSANDS_MAX], id[16], note[COUNT_TIME_NOTE_MAX];
 
+        count_time_format_note(time, note);
         if (r->n_intervals == 1)
                 fprintf(r->f, "#%13s  %18s  %s\n", "time", "counts", "event");
         for (int c = 0; c < MAX_COUNTERS; c++)
                 if (report_counter_used(r, c))
-                        fprintf(r->f, "%14.6f  %18s  %s\n", seconds,
-                                format_thousands(now->accu[c] - r->last[c], value), report_event_name(r, c, id));
+                        fprintf(r->f, "%14.6f  %18s  %s%s%s\n", seconds,
+                                count_time_format_count(time, now->accu[c] - r->last[c], value),
+                                report_event_name(r, c, id), *note ? " " : "", note);
 }
 
-static void csv_interval(Report *r, const pm_data_t *now, uint64_t time_ns) {
+static void csv_interval(Report *r, const pm_data_t *now, CountTime time, uint64_t time_ns) {
         char id[16];
         CsvWriter w;
 
@@ -61,11 +67,12 @@ static void csv_interval(Report *r, const pm_data_t *now, uint64_t time_ns) {
                 csv_field(&w, report_event_status(r, c));
                 csv_fieldf(&w, "%lld", (long long) (now->accu[c] - r->last[c]));
                 csv_fieldf(&w, "%llu", (unsigned long long) time_ns);
+                count_time_csv_fields(&w, &time);
                 csv_end_row(&w);
         }
 }
 
-static int json_interval(Report *r, const pm_data_t *now, uint64_t time_ns) {
+static int json_interval(Report *r, const pm_data_t *now, CountTime time, uint64_t time_ns) {
         JsonWriter w;
         char id[16];
 
@@ -80,6 +87,7 @@ static int json_interval(Report *r, const pm_data_t *now, uint64_t time_ns) {
                 json_open_object(&w, NULL);
                 json_string(&w, "name", report_event_name(r, c, id));
                 json_int(&w, "count", now->accu[c] - r->last[c]);
+                count_time_json_members(&w, time);
                 json_close_object(&w);
         }
         json_close_array(&w);
@@ -88,23 +96,25 @@ static int json_interval(Report *r, const pm_data_t *now, uint64_t time_ns) {
         return json_writer_finish(&w);
 }
 
-int report_interval(Report *r, const pm_data_t *now, uint64_t now_ns) {
+int report_interval(Report *r, const pm_data_t *now, const pm_accu_time_t *now_time, uint64_t now_ns) {
         uint64_t time_ns = now_ns - r->interval_start_ns;
+        CountTime total = count_time_from_accu(now_time), time = count_time_since(total, r->last_time);
         int k = 0;
 
         r->n_intervals++;
         switch (r->options->format) {
         case REPORT_TEXT:
-                text_interval(r, now, (double) time_ns / 1e9);
+                text_interval(r, now, time, (double) time_ns / 1e9);
                 break;
         case REPORT_CSV:
-                csv_interval(r, now, time_ns);
+                csv_interval(r, now, time, time_ns);
                 break;
         case REPORT_JSON:
-                k = json_interval(r, now, time_ns);
+                k = json_interval(r, now, time, time_ns);
                 break;
         }
         memcpy(r->last, now->accu, sizeof(r->last));
+        r->last_time = total;
         if (k == 0 && (fflush(r->f) != 0 || ferror(r->f)))
                 k = -EIO;
         return k;

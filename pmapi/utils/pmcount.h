@@ -1,8 +1,8 @@
 /* pmcount.h: what pmcount's parts share: the command line (pmcount.c), a run of a command in a
  * counting group of its own (pmcount-run.c), counting a running process or thread (-p/-t,
  * pmcount-attach.c), counting a cgroup while a command runs (--cgroup, pmcount-cgroup.c), and the
- * report (pmcount-report.c; the repeated runs' statistics and the interval lines,
- * pmcount-series.c). Exit statuses: tool-usage.h. */
+ * report (pmcount-report.c, with its forms in pmcount-report-text.c and pmcount-report-data.c; the
+ * repeated runs' statistics and the interval lines, pmcount-series.c). Exit statuses: tool-usage.h. */
 #pragma once
 
 #include <stdbool.h>
@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "cgroup-target.h"
+#include "count-time.h"
 #include "csv-writer.h"
 #include "group-members.h"
 #include "json-writer.h"
@@ -60,6 +61,7 @@ typedef struct Report {
         struct rusage rusage;           /* the command and the descendants it waited for */
         uint64_t elapsed_ns;            /* from before fork() until wait4() returned (the last run) */
         pm_data_t total;                /* the group's data: every member's counts (the last run) */
+        CountTime total_time;           /* how long they were enabled and ran (the last run) */
         bool have_rows;                 /* --per-thread */
         MemberRows rows;
         bool partial;                   /* some run's group had threads that ran uncounted */
@@ -68,6 +70,7 @@ typedef struct Report {
         unsigned n_runs;
         RunStat counts[MAX_COUNTERS];
         RunStat elapsed;
+        RunStat enabled, running;       /* total_time's */
         /* -p/-t */
         bool target_gone;               /* the target exited before the end: the last read counts */
         /* --cgroup */
@@ -76,6 +79,7 @@ typedef struct Report {
         /* -I */
         uint64_t interval_start_ns;
         int64_t last[MAX_COUNTERS];     /* the counts at the last interval line */
+        CountTime last_time;            /* and their times */
         unsigned n_intervals;
         bool csv_header_written;
 } Report;
@@ -87,6 +91,9 @@ const char *report_event_status(const Report *r, int counter);
 static inline bool report_counter_used(const Report *r, int counter) {
         return r->prog.events[counter] != COUNT_NOTHING;
 }
+/* How long the counts were counted: with -r the means of the runs, else the run's. The group's
+ * counters are read together, so one time serves every event. */
+CountTime report_time(const Report *r);
 /* CSV's first row: the columns, and time_ns with -I. */
 void report_csv_header(Report *r);
 /* A row of the report's CSV (write_csv's writer) that belongs to no thread: record, name, value. */
@@ -94,21 +101,21 @@ void report_csv_value(CsvWriter *w, const char *record, const char *name, const 
 
 /* The exit status pmcount passes on: the command's, or 128 + the signal that killed it. */
 int report_exit_code(const Report *r);
-/* Adds the finished run's data (r->total, r->elapsed_ns) to the statistics. */
+/* Adds the finished run's data (r->total, r->total_time, r->elapsed_ns) to the statistics. */
 void report_add_run(Report *r);
 /* Writes the report in the chosen format; 0 or -errno. */
 int report_write(Report *r);
-/* -I: the counts now; prints what each event counted since the last line (the first: since
- * counting began). JSON: one document per line. */
-int report_interval(Report *r, const pm_data_t *now, uint64_t now_ns);
+/* -I: the counts now and their times (pm_get_Tdata*); prints what each event counted since the last
+ * line (the first: since counting began), and for how long. JSON: one document per line. */
+int report_interval(Report *r, const pm_data_t *now, const pm_accu_time_t *now_time, uint64_t now_ns);
 
 /* What runs the command (pmcount-run.c); returns 0 or pmcount's exit status when it could not. */
 int run_command(const Options *o, Report *rep);
 /* Waits for the command pid, started at start, into rep's wait_status and rusage; with -I, prints
  * every interval until it exits what read_counts reads (what: its name in a failure). A read or
  * a write that fails ends the lines, not the command: pmcount waits for it, then returns 125. */
-int run_wait_command(Report *rep, pid_t pid, uint64_t start, int (*read_counts)(Report *rep, pm_data_t *ret),
-                     const char *what);
+typedef int (*ReadCounts)(Report *rep, pm_data_t *ret, pm_accu_time_t *ret_time);
+int run_wait_command(Report *rep, pid_t pid, uint64_t start, ReadCounts read_counts, const char *what);
 /* What counts a running process or thread until it ends or SIGINT/SIGTERM (pmcount-attach.c);
  * returns 0 or pmcount's exit status when it could not. */
 int attach_and_count(const Options *o, Report *rep);

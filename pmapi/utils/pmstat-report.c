@@ -5,10 +5,12 @@
  * status from pm_init (verified, caveat, unverified) under its name. CSV (RFC 4180) has one row per
  * (block, CPU); JSON is JSON Lines, as perf stat -j: a header line, then one object per
  * interval as it ends (and the run's), each a whole document, so that a reader can follow the run
- * line by line. With --cgroup, each form names the cgroup and says when it was removed. The shapes
- * are described in man/pmstat.1. The text is aligned here
- * rather than with a TextTable, whose widths are those of one table: a block's columns must keep
- * the widths of the blocks before it. */
+ * line by line. With --cgroup, each form names the cgroup and says when it was removed. Each CPU's
+ * counters are read together, so a row has one time: a row that ran for part of its enabled time
+ * (multiplexed) ends with perf stat's "(49.97%)", one that never ran shows "<not counted>" for each
+ * count (count-time.h); CSV and JSON give the times. The shapes are described in man/pmstat.1.
+ * The text is aligned here rather than with a TextTable, whose widths are those of one table: a
+ * block's columns must keep the widths of the blocks before it. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,13 +84,23 @@ static long long delta(const Sample *before, const Sample *now, int cpu, int cou
         return now->counts[cpu][counter] - base;
 }
 
-/* The total row of a block: the sum of its CPU rows. */
-static void block_total(const Report *r, const Sample *before, const Sample *now, long long total[MAX_COUNTERS]) {
+static CountTime time_delta(const Sample *before, const Sample *now, int cpu) {
+        CountTime base = before && before->counted[cpu] ? before->time[cpu] : (CountTime) {};
+
+        return count_time_since(now->time[cpu], base);
+}
+
+/* The total row of a block: the sum of its CPU rows, counts and times. */
+static void block_total(const Report *r, const Sample *before, const Sample *now,
+                        long long total[MAX_COUNTERS], CountTime *total_time) {
         memset(total, 0, MAX_COUNTERS * sizeof(long long));
+        *total_time = (CountTime) {};
         for (int c = 0; c < now->n_cpus; c++)
-                if (now->counted[c])
+                if (now->counted[c]) {
                         for (size_t k = 0; k < r->n_events; k++)
                                 total[r->events[k].counter] += delta(before, now, c, r->events[k].counter);
+                        count_time_add(total_time, time_delta(before, now, c));
+                }
 }
 
 static void text_begin(Report *r, pid_t command_pid) {
@@ -116,22 +128,28 @@ static void grow(size_t *width, size_t n) {
                 *width = n;
 }
 
-/* One row: the label left-aligned, the cells right-aligned, two spaces apart. */
-static void text_row(Report *r, const char *label, const char *const *cells) {
+/* One row: the label left-aligned, the cells right-aligned, two spaces apart; the row's share of
+ * its enabled time when it was multiplexed, as perf stat ends a line with it. */
+static void text_row(Report *r, const char *label, const char *const *cells, CountTime time) {
+        char note[COUNT_TIME_NOTE_MAX];
+
         fprintf(r->f, "%-*s", (int) r->width[0], label);
         for (size_t k = 0; k < r->n_events; k++)
                 fprintf(r->f, "  %*s", (int) r->width[1 + k], cells[k]);
+        if (*count_time_format_note(time, note))
+                fprintf(r->f, "  %s", note);
         fputc('\n', r->f);
 }
 
 /* The counts of CPU cpu (or the totals, cpu -1) as cells; the widths grow to fit them. */
 static void text_counts(Report *r, const Sample *before, const Sample *now, int cpu, const long long *total,
-                        char values[][THOUSANDS_MAX], const char **cells) {
+                        CountTime time, char values[][THOUSANDS_MAX], const char **cells) {
         for (size_t k = 0; k < r->n_events; k++) {
                 int counter = r->events[k].counter;
 
-                cells[k] = format_thousands(cpu < 0 ? total[counter] : delta(before, now, cpu, counter),
-                                            values[k]);
+                long long count = cpu < 0 ? total[counter] : delta(before, now, cpu, counter);
+
+                cells[k] = count_time_format_count(time, count, values[k]);
                 grow(&r->width[1 + k], strlen(cells[k]));
         }
 }
@@ -145,30 +163,31 @@ static void text_block(Report *r, const Sample *before, const Sample *now) {
         char values[MAX_COUNTERS][THOUSANDS_MAX], label[32];
         const char *cells[MAX_COUNTERS];
         long long total[MAX_COUNTERS];
+        CountTime total_time;
 
         /* Every row once to find the widths (they only grow), then the header and the rows. */
-        block_total(r, before, now, total);
+        block_total(r, before, now, total, &total_time);
         for (int c = 0; c < now->n_cpus; c++)
                 if (now->counted[c]) {
-                        text_counts(r, before, now, c, NULL, values, cells);
+                        text_counts(r, before, now, c, NULL, time_delta(before, now, c), values, cells);
                         grow(&r->width[0], strlen(cpu_label(now, c, label)));
                 }
-        text_counts(r, before, now, -1, total, values, cells);
+        text_counts(r, before, now, -1, total, total_time, values, cells);
 
         for (size_t k = 0; k < r->n_events; k++)
                 cells[k] = r->events[k].desc->short_name;
-        text_row(r, "CPU", cells);
+        text_row(r, "CPU", cells, (CountTime) {});
         for (size_t k = 0; k < r->n_events; k++)
                 cells[k] = prog_text_status_name(r->events[k].desc->status);
-        text_row(r, "", cells);
+        text_row(r, "", cells, (CountTime) {});
         for (int c = 0; c < now->n_cpus; c++) {
                 if (!now->counted[c])
                         continue;
-                text_counts(r, before, now, c, NULL, values, cells);
-                text_row(r, cpu_label(now, c, label), cells);
+                text_counts(r, before, now, c, NULL, time_delta(before, now, c), values, cells);
+                text_row(r, cpu_label(now, c, label), cells, time_delta(before, now, c));
         }
-        text_counts(r, before, now, -1, total, values, cells);
-        text_row(r, "total", cells);
+        text_counts(r, before, now, -1, total, total_time, values, cells);
+        text_row(r, "total", cells, total_time);
 }
 
 static void json_counts(Report *r, JsonWriter *w, const char *key, const Sample *before, const Sample *now,
@@ -181,9 +200,11 @@ static void json_counts(Report *r, JsonWriter *w, const char *key, const Sample 
         json_close_object(w);
 }
 
-/* The members of a block object: its CPUs and their total. */
+/* The members of a block object: its CPUs, each with its times, and their total, whose times are
+ * total_times (total holds one member per event). */
 static void json_block(Report *r, JsonWriter *w, const Sample *before, const Sample *now) {
         long long total[MAX_COUNTERS];
+        CountTime total_time;
 
         json_uint(w, "time_ns", now->time_ns);
         json_uint(w, "duration_ns", now->time_ns - (before ? before->time_ns : 0));
@@ -195,11 +216,15 @@ static void json_block(Report *r, JsonWriter *w, const Sample *before, const Sam
                 json_int(w, "cpu", c);
                 json_bool(w, "online", now->online[c]);
                 json_counts(r, w, "counts", before, now, c, NULL);
+                count_time_json_members(w, time_delta(before, now, c));
                 json_close_object(w);
         }
         json_close_array(w);
-        block_total(r, before, now, total);
+        block_total(r, before, now, total, &total_time);
         json_counts(r, w, "total", before, now, -1, total);
+        json_open_object(w, "total_times");
+        count_time_json_members(w, total_time);
+        json_close_object(w);
 }
 
 /* Each JSON line is a document of its own; a write error is kept for report_finish(). */
@@ -263,6 +288,7 @@ static void csv_begin(Report *r) {
         }
         for (size_t k = 0; k < r->n_events; k++)
                 csv_field(&r->csv, r->events[k].desc->short_name);
+        count_time_csv_header(&r->csv);
         csv_end_row(&r->csv);
 }
 
@@ -274,8 +300,10 @@ static void csv_cgroup(Report *r) {
         csv_fieldf(&r->csv, "%llu", (unsigned long long) r->options.target->id);
 }
 
+/* A count <not counted> stays a number, 0: the times at the row's end say why. */
 static void csv_block(Report *r, const char *kind, const Sample *before, const Sample *now) {
         long long total[MAX_COUNTERS];
+        CountTime time;
         char seconds[32];
 
         format_seconds(now->time_ns, seconds);
@@ -289,9 +317,11 @@ static void csv_block(Report *r, const char *kind, const Sample *before, const S
                 csv_cgroup(r);
                 for (size_t k = 0; k < r->n_events; k++)
                         csv_fieldf(&r->csv, "%lld", delta(before, now, c, r->events[k].counter));
+                time = time_delta(before, now, c);
+                count_time_csv_fields(&r->csv, &time);
                 csv_end_row(&r->csv);
         }
-        block_total(r, before, now, total);
+        block_total(r, before, now, total, &time);
         csv_field(&r->csv, kind);
         csv_field(&r->csv, seconds);
         csv_field(&r->csv, "total");
@@ -299,6 +329,7 @@ static void csv_block(Report *r, const char *kind, const Sample *before, const S
         csv_cgroup(r);
         for (size_t k = 0; k < r->n_events; k++)
                 csv_fieldf(&r->csv, "%lld", total[r->events[k].counter]);
+        count_time_csv_fields(&r->csv, &time);
         csv_end_row(&r->csv);
 }
 
@@ -408,6 +439,7 @@ void report_cgroup_removed(Report *r, const Sample *now) {
                 csv_cgroup(r);
                 for (size_t k = 0; k < r->n_events; k++)
                         csv_field(&r->csv, NULL);
+                count_time_csv_fields(&r->csv, NULL);
                 csv_end_row(&r->csv);
                 break;
         case FORMAT_JSON: {

@@ -1,7 +1,8 @@
 /* pmstat-sample.c: one read of every CPU's counts for pmstat, system-wide or of a cgroup. The CPUs
  * are the Linux numbers 0 to sysconf(_SC_NPROCESSORS_CONF) - 1, read one after the other with
- * pm_get_data_lcpu() (pm_get_data_lcpu_wp() for a cgroup); a CPU that has not been online since
- * the program was set answers PM_ECPU and is left out. Whether a CPU is online now comes from
+ * pm_get_Tdata_lcpu() (pm_get_Tdata_lcpu_wp() for a cgroup), which also say how long each CPU's
+ * counters were enabled and ran; a CPU that has not been online since the program was set answers
+ * PM_ECPU and is left out. Whether a CPU is online now comes from
  * /sys/devices/system/cpu/online (read by pmapid's cpu-list.c), so that an offline CPU, which keeps
  * its last counts, can be shown as such. */
 #include <errno.h>
@@ -24,7 +25,8 @@ int sample_new(int n_cpus, Sample **ret) {
         s->counted = calloc((size_t) n_cpus, sizeof(bool));
         s->online = calloc((size_t) n_cpus, sizeof(bool));
         s->counts = calloc((size_t) n_cpus, sizeof(*s->counts));
-        if (!s->counted || !s->online || !s->counts) {
+        s->time = calloc((size_t) n_cpus, sizeof(*s->time));
+        if (!s->counted || !s->online || !s->counts || !s->time) {
                 sample_free(s);
                 return -ENOMEM;
         }
@@ -38,6 +40,7 @@ Sample *sample_free(Sample *s) {
         free(s->counted);
         free(s->online);
         free(s->counts);
+        free(s->time);
         free(s);
         return NULL;
 }
@@ -58,8 +61,10 @@ int sample_read(Sample *s, cid_t cid, unsigned long long time_ns) {
                 for (int c = 0; c < s->n_cpus; c++)
                         s->online[c] = true;    /* unknown: not worth flagging */
         for (int c = 0; c < s->n_cpus; c++) {
+                pm_accu_time_t times;
                 pm_data_t data;
-                int r = cid ? pm_get_data_lcpu_wp(cid, c, &data) : pm_get_data_lcpu(c, &data);
+                int r = cid ? pm_get_Tdata_lcpu_wp(cid, c, &data, &times)
+                            : pm_get_Tdata_lcpu(c, &data, &times);
 
                 if (r == PM_ECPU) {
                         s->counted[c] = false;
@@ -69,6 +74,7 @@ int sample_read(Sample *s, cid_t cid, unsigned long long time_ns) {
                         return r;
                 s->counted[c] = true;
                 memcpy(s->counts[c], data.accu, sizeof(data.accu));
+                s->time[c] = count_time_from_accu(&times);
         }
         return 0;
 }

@@ -296,7 +296,7 @@ static int take_sample(Run *run, Sample *now) {
         int r = sample_read(now, target ? target->id : 0, now_ns() - run->start_ns);
 
         if (r != 0)
-                pm_error((char *) (target ? "pmstat: pm_get_data_lcpu_wp" : "pmstat: pm_get_data_lcpu"), r);
+                pm_error((char *) (target ? "pmstat: pm_get_Tdata_lcpu_wp" : "pmstat: pm_get_Tdata_lcpu"), r);
         return r;
 }
 

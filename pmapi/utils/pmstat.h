@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "cgroup-target.h"
+#include "count-time.h"
 #include "pmapi.h"
 
 typedef enum Format {
@@ -44,6 +45,7 @@ typedef struct Sample {
         bool *counted;                  /* [n_cpus]: online at some time since pm_set_program */
         bool *online;                   /* [n_cpus]: online now as /sys tells (true if it cannot) */
         long long (*counts)[MAX_COUNTERS];      /* [n_cpus]: since pm_set_program */
+        CountTime *time;                /* [n_cpus]: how long those were enabled and ran */
 } Sample;
 
 int sample_new(int n_cpus, Sample **ret);
@@ -51,7 +53,7 @@ Sample *sample_free(Sample *s);
 static inline void sample_freep(Sample **s) {
         sample_free(*s);
 }
-/* Reads every CPU with pm_get_data_lcpu(), or with pm_get_data_lcpu_wp() for cgroup cid (0: the
+/* Reads every CPU with pm_get_Tdata_lcpu(), or with pm_get_Tdata_lcpu_wp() for cgroup cid (0: the
  * system scope), skipping those that answer PM_ECPU; returns 0 or the first other PM_E* code. */
 int sample_read(Sample *s, cid_t cid, unsigned long long time_ns);
 

@@ -117,14 +117,16 @@ static long long csv_interval_sum(const char *text, const char *path, uint64_t i
         size_t n = 0;
 
         assert_non_null(rows[0]);
-        assert_int_equal(g_strv_length(rows[0]), 7);
+        assert_int_equal(g_strv_length(rows[0]), 10);
         assert_string_equal(rows[0][4], "cgroup");
         assert_string_equal(rows[0][5], "cgroup_id");
         assert_string_equal(rows[0][6], "PM_PAGE_FLT");
+        assert_string_equal(rows[0][9], "percent_running");
         for (char ***r = rows + 1; *r; r++) {
                 char **f = *r;
 
-                assert_int_equal(g_strv_length(f), 7);
+                assert_int_equal(g_strv_length(f), 10);
+                assert_string_equal(f[7], f[8]);                /* enabled_ns, running_ns: never multiplexed */
                 assert_string_equal(f[0], "interval");
                 assert_string_equal(f[4], path);
                 assert_string_equal(f[5], id_text);

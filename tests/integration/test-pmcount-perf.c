@@ -3,7 +3,9 @@
  * the variation and the runs in every format), -I (interval lines add up to the total, which is
  * perf stat's), -p and -t (a running process or thread counted from now until ^C: exactly what it
  * does meanwhile, the same as perf stat -p/-t attached beside it; a target that exits ends the
- * count by itself), long event names as pmlist shows them, the mode options, -x and --no-big-num. */
+ * count by itself), long event names as pmlist shows them, the mode options, -x and --no-big-num;
+ * how long each count was counted, in CSV and JSON: all of its enabled time here, where no counter
+ * is multiplexed (tests/unit/test-count-time.c and test-pmcount-report.c show the other cases). */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -110,10 +112,28 @@ static void test_repeat_is_perf_stat_r(void **state) {
 #define STEP_PAGES 2000
 #define STEPS 10
 
+/* Software events are never multiplexed: a count that ran all of its enabled time, in CSV (as
+ * text: enabled_ns, running_ns, percent_running) and in JSON. An interval in which no thread of
+ * the command ran may have been enabled for no time at all (0 of 0: 100 %); the run cannot. */
+static void assert_csv_counted_fully(char **row, bool whole_run) {
+        long long enabled = atoll(row[g_strv_length(row) - 3]), running = atoll(row[g_strv_length(row) - 2]);
+
+        assert_int_equal(enabled, running);
+        assert_true(whole_run ? running > 0 : running >= 0);
+        assert_string_equal(row[g_strv_length(row) - 1], "100.00");
+}
+
+static void assert_json_counted_fully(JsonObject *event, bool whole_run) {
+        assert_int_equal(json_object_get_int_member(event, "enabled_ns"), json_object_get_int_member(event, "running_ns"));
+        assert_true(json_object_get_int_member(event, "running_ns") > (whole_run ? 0 : -1));
+        assert_true(json_object_get_double_member(event, "percent_running") == 100.0);
+        assert_true(json_object_get_boolean_member(event, "counted"));
+}
+
 /* CSV rows of -I: "interval" rows, each with a time; they add up to no more than the total, and
  * the total is reached within one step after the last of them: the workload rests 100 ms after
  * each step, two intervals, so a line falls in every rest even when pmcount wakes late. Every
- * row has the time_ns column. */
+ * row has the time_ns column, then the count's times, filled in the interval and event rows. */
 static void test_interval_lines_add_up_to_the_total(void **state) {
         const char *const ours[] = { PMCOUNT, "-I", "50", "-e", "PM_PAGE_FLT", "--csv", "--", WORKLOAD, "steps", "2000",
                                      "10", "100", NULL };
@@ -130,20 +150,27 @@ static void test_interval_lines_add_up_to_the_total(void **state) {
         tool_run(&r, 0, ours);
         assert_int_equal(r.status, 0);
         rows = csv_read(r.err);
-        assert_int_equal(g_strv_length(rows[0]), 9);
+        assert_int_equal(g_strv_length(rows[0]), 12);
         assert_string_equal(rows[0][8], "time_ns");
+        assert_string_equal(rows[0][9], "enabled_ns");
+        assert_string_equal(rows[0][10], "running_ns");
+        assert_string_equal(rows[0][11], "percent_running");
         for (size_t i = 1; rows[i]; i++) {
-                assert_int_equal(g_strv_length(rows[i]), 9);
+                assert_int_equal(g_strv_length(rows[i]), 12);
                 if (strcmp(rows[i][0], "interval") == 0) {
                         long long t = atoll(rows[i][8]), v = atoll(rows[i][7]);
 
                         assert_string_equal(rows[i][5], "PM_PAGE_FLT");
                         assert_true(t > last_time && v >= 0);
+                        assert_csv_counted_fully(rows[i], false);
                         last_time = t;
                         sum += v;
                         n_intervals++;
-                } else if (strcmp(rows[i][0], "event") == 0)
+                } else if (strcmp(rows[i][0], "event") == 0) {
                         total = atoll(rows[i][7]);
+                        assert_csv_counted_fully(rows[i], true);
+                } else
+                        assert_string_equal(rows[i][9], "");    /* no count, no times */
         }
         csv_read_free(rows);
         printf("# %zu intervals add up to %lld of %lld\n", n_intervals, sum, total);
@@ -171,6 +198,7 @@ static void test_interval_lines_add_up_to_the_total(void **state) {
                         JsonObject *o = parse(parser, lines[i]);
 
                         assert_true(json_object_has_member(o, i + 2 < n ? "interval" : "command"));
+                        assert_json_counted_fully(event_object(o, 0), i + 2 == n);
                 }
         }
         tool_run_done(&r);
@@ -248,6 +276,7 @@ static int attach_step(Paced *w, const char *option, const char *step, bool perf
         assert_int_equal(json_object_get_int_member(json_object_get_object_member(doc, "target"), "pid"), w->pid);
         assert_int_equal(json_object_get_boolean_member(doc, "partial"), status == 124);
         *ret_ours = json_object_get_int_member(event_object(doc, 0), "count");
+        assert_json_counted_fully(event_object(doc, 0), true);  /* pm_get_Tdata_group's times */
         *ret_perf = -1;
         if (perf_too) {
                 assert_int_equal(kill(p.pid, SIGINT), 0);
@@ -381,7 +410,8 @@ static void test_mode_and_format_options(void **state) {
 
         tool_run(&r, 0, (const char *const[]) { PMCOUNT, "-x", ";", "-e", "PM_PAGE_FLT", "--", TOUCH, "3000", NULL });
         assert_int_equal(r.status, 0);
-        assert_true(g_str_has_prefix(r.err, "record;pid;tid;comm;state;name;status;value\n"));
+        assert_true(g_str_has_prefix(r.err, "record;pid;tid;comm;state;name;status;value;enabled_ns;running_ns;"
+                                            "percent_running\n"));
         assert_non_null(strstr(r.err, "\nevent;;;;;PM_PAGE_FLT;verified;"));
         tool_run_done(&r);
         tool_run(&r, 0, (const char *const[]) { PMCOUNT, "--no-big-num", "-e", "PM_PAGE_FLT", "--", TOUCH, "3000", NULL });

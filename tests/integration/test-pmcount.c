@@ -320,7 +320,8 @@ static void test_text_report_has_separators_status_and_thread_table(void **state
 }
 
 static void test_csv_report_parses_and_adds_up(void **state) {
-        static const char *const header[] = { "record", "pid", "tid", "comm", "state", "name", "status", "value" };
+        static const char *const header[] = { "record", "pid", "tid", "comm", "state", "name", "status", "value",
+                                              "enabled_ns", "running_ns", "percent_running" };
         long long total = -1, sum = 0, exit_code = -1;
         size_t n_workers = 0, n_threads = 0;
         char ***rows;
@@ -335,9 +336,9 @@ static void test_csv_report_parses_and_adds_up(void **state) {
         for (size_t r = 0; rows[r]; r++) {
                 char **fields = rows[r];
 
-                assert_int_equal(g_strv_length(fields), 8);
+                assert_int_equal(g_strv_length(fields), 11);
                 if (r == 0) {
-                        for (int i = 0; i < 8; i++)
+                        for (int i = 0; i < 11; i++)
                                 assert_string_equal(fields[i], header[i]);
                         continue;
                 }
@@ -352,6 +353,7 @@ static void test_csv_report_parses_and_adds_up(void **state) {
 
                         n_threads++;
                         assert_string_equal(fields[4], "exited");
+                        assert_string_equal(fields[8], "");     /* a thread's row carries no times */
                         sum += atoll(fields[7]);
                         if (sscanf(fields[3], "tp-worker-%d", &w) == 1) {
                                 n_workers++;
@@ -407,8 +409,8 @@ static void test_exit_status_is_passed_through(void **state) {
 
         run_pmcount(&run, "-e", "PM_PAGE_FLT", "--csv", "--", "/bin/sh", "-c", "kill -TERM $$");
         assert_int_equal(run.status, 128 + 15);
-        assert_non_null(strstr(run.err, "command,,,,,signal,,15\n"));
-        assert_non_null(strstr(run.err, "command,,,,,exit_code,,143\n"));
+        assert_non_null(strstr(run.err, "command,,,,,signal,,15,,,\n"));      /* no count: no times */
+        assert_non_null(strstr(run.err, "command,,,,,exit_code,,143,,,\n"));
 
         run_pmcount(&run, "--", "/bin/sh", "-c", "kill -KILL $$");
         assert_int_equal(run.status, 128 + 9);

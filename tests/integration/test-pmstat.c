@@ -5,7 +5,9 @@
  * counts exactly the command's tree (CSV, read with csv-read.c) and not a process
  * that touches pages beside it, and its intervals hold each its own share of the run. Refusals
  * (no root, counters owned by another process) name their reason; --proctree passes the
- * command's exit status on; usage errors; the CSV reader itself. */
+ * command's exit status on; usage errors; the CSV reader itself. Every row says how long it was
+ * counted (CSV and JSON): all of its enabled time, as software events are never multiplexed
+ * (tests/unit/test-pmstat-report.c shows the other cases). */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -163,8 +165,18 @@ static JsonNode *parse_json(const char *text) {
         return doc;
 }
 
-/* Every interval's total is the sum of its CPU rows; returns the sums over the intervals of the
- * event's count on CPU cpu and on the other CPUs. */
+/* A row (a CPU's, or a block's total_times) that ran all of its enabled time; returns it. */
+static long long counted_fully(JsonObject *o) {
+        long long enabled = json_object_get_int_member(o, "enabled_ns");
+
+        assert_int_equal(json_object_get_int_member(o, "running_ns"), enabled);
+        assert_true(json_object_get_double_member(o, "percent_running") == 100.0);
+        assert_true(json_object_get_boolean_member(o, "counted"));
+        return enabled;
+}
+
+/* Every interval's total is the sum of its CPU rows, its times too; returns the sums over the
+ * intervals of the event's count on CPU cpu and on the other CPUs. */
 static void check_intervals(JsonArray *intervals, const char *event, int cpu, long long *ret_cpu,
                             long long *ret_others) {
         long long on_cpu = 0, others = 0, last_time = 0;
@@ -172,7 +184,7 @@ static void check_intervals(JsonArray *intervals, const char *event, int cpu, lo
         for (guint i = 0; i < json_array_get_length(intervals); i++) {
                 JsonObject *iv = json_array_get_object_element(intervals, i);
                 JsonArray *cpus = json_object_get_array_member(iv, "cpus");
-                long long sum = 0, time = json_object_get_int_member(iv, "time_ns");
+                long long sum = 0, enabled = 0, time = json_object_get_int_member(iv, "time_ns");
 
                 assert_int_equal(json_object_get_int_member(iv, "index"), i + 1);
                 assert_true(time > last_time);
@@ -187,6 +199,7 @@ static void check_intervals(JsonArray *intervals, const char *event, int cpu, lo
                         assert_in_range(id, 0, sysconf(_SC_NPROCESSORS_CONF) - 1);
                         assert_true(json_object_get_boolean_member(row, "online"));
                         assert_true(n >= 0);
+                        enabled += counted_fully(row);
                         sum += n;
                         if (id == cpu)
                                 on_cpu += n;
@@ -194,6 +207,7 @@ static void check_intervals(JsonArray *intervals, const char *event, int cpu, lo
                                 others += n;
                 }
                 assert_int_equal(json_object_get_int_member(json_object_get_object_member(iv, "total"), event), sum);
+                assert_int_equal(counted_fully(json_object_get_object_member(iv, "total_times")), enabled);
         }
         *ret_cpu = on_cpu;
         *ret_others = others;
@@ -313,18 +327,25 @@ static void test_proctree_as_nobody_counts_only_the_tree(void **state) {
 
         rows = csv_read(run.err);
         assert_non_null(rows[0]);
-        assert_int_equal(g_strv_length(rows[0]), 5);
+        assert_int_equal(g_strv_length(rows[0]), 8);
         assert_string_equal(rows[0][0], "block");
         assert_string_equal(rows[0][1], "time");
         assert_string_equal(rows[0][2], "cpu");
         assert_string_equal(rows[0][3], "online");
         assert_string_equal(rows[0][4], "PM_PAGE_FLT");
+        assert_string_equal(rows[0][5], "enabled_ns");
+        assert_string_equal(rows[0][6], "running_ns");
+        assert_string_equal(rows[0][7], "percent_running");
         for (char ***r = rows + 1; *r; r++) {
                 char **f = *r;
                 long long v;
 
-                assert_int_equal(g_strv_length(f), 5);
+                assert_int_equal(g_strv_length(f), 8);
                 v = atoll(f[4]);
+                assert_string_equal(f[5], f[6]);               /* never multiplexed: all the time enabled */
+                assert_string_equal(f[7], "100.00");
+                if (strcmp(f[0], "run") == 0 && strcmp(f[2], "total") == 0)
+                        assert_true(atoll(f[6]) > 0);
                 if (strcmp(f[0], "interval") == 0 && strcmp(f[2], "total") != 0) {
                         if (strcmp(f[1], last_time) != 0)
                                 cpu_sum = 0;
@@ -382,6 +403,8 @@ static void test_proctree_intervals_are_deltas(void **state) {
         }
         run_total = json_object_get_int_member(json_object_get_object_member(json_object_get_object_member(doc, "run"),
                                                                              "total"), "PM_PAGE_FLT");
+        assert_true(counted_fully(json_object_get_object_member(json_object_get_object_member(doc, "run"),
+                                                                "total_times")) > 0);
         printf("# proctree, 2 x 5000 pages 300 ms apart: %u intervals, the quietest %lld page faults, "
                "%lld in all\n", json_array_get_length(intervals), quiet, run_total);
         assert_int_equal(sum, run_total);

@@ -218,8 +218,16 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
+        char path[sizeof(fixture.dir) + sizeof("/notify")];
+
         (void) state;
         store_clear();
+        /* The socket is ours, not the fixture's: its directory is removed only once it is empty. */
+        snprintf(path, sizeof(path), "%s/notify", fixture.dir);
+        if (notify_fd >= 0)
+                close(notify_fd);
+        notify_fd = -1;
+        (void) unlink(path);
         return bus_fixture_stop(&fixture);
 }
 

@@ -201,8 +201,9 @@ size_t system_owners_groups_uid(const SystemOwners *o, uid_t uid) {
         g_hash_table_iter_init(&it, o->by_pid);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 const SystemContext *s = ((SystemOwner *) value)->context;
-                if (s->owner_uid == uid)
-                        n += (s->tree ? s->n_tree : 1) * s->n_cpus;
+
+                for (size_t cpu = 0; s->owner_uid == uid && cpu < s->n_cpus; cpu++)
+                        n += s->cpus[cpu].n_groups;
         }
         return n;
 }

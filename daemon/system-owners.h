@@ -48,7 +48,8 @@ void system_owners_remove_context(SystemOwners *o, SystemContext *s);
 size_t system_owners_count(const SystemOwners *o);
 /* uid's cgroup contexts (cgroups true) or its other system-wide ones. */
 size_t system_owners_count_uid(const SystemOwners *o, uid_t uid, bool cgroups);
-/* The counter groups uid's contexts hold (or may hold, as CPUs come online): threads x CPUs. */
+/* The counter groups uid's contexts hold now (threads x online CPUs), as a new context's are
+ * counted: a machine with many possible CPUs and few online ones is not refused early. */
 size_t system_owners_groups_uid(const SystemOwners *o, uid_t uid);
 /* Brings every context's CPUs in line with the online CPUs now (a missed uevent). */
 void system_owners_sync_cpus(SystemOwners *o);

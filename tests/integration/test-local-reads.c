@@ -28,6 +28,7 @@
 
 #include "bus-fixture.h"
 #include "check.h"
+#include "local-page.h"
 #include "pmapi.h"
 #include "stepper.h"
 #include "target.h"
@@ -447,6 +448,82 @@ static void test_hostile_state_page(void **state) {
         assert_int_equal(pm_delete_program_mythread(), 0);
 }
 
+/* The thread's own state page, writable by it. */
+static LocalState *own_state_page(void) {
+        char line[512];
+        LocalState *st = NULL;
+        FILE *maps = fopen("/proc/self/maps", "re");
+
+        while (maps && fgets(line, sizeof(line), maps)) {
+                unsigned long lo, hi;
+                char perms[8];
+                if (strstr(line, "pmapi-local") && sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 &&
+                    perms[1] == 'w')
+                        st = (LocalState *) lo;
+        }
+        if (maps)
+                fclose(maps);
+        return st;
+}
+
+/* Forged reset times in the state page (the thread's word about its own resets): pmapid takes
+ * them only within what the kernel says, so no time off the PMU can be invented and the counts are
+ * never scaled up; the forgery is the thread's own business and moves nothing else. */
+static int forged_reset_body(void *arg) {
+        static const uint64_t forged[][2] = {
+                { 0, UINT64_MAX / 2 },          /* running past enabled */
+                { 1, 0 },                       /* off the PMU from the start: would scale up */
+                { UINT64_MAX - 1, UINT64_MAX - 1 },     /* in the future */
+        };
+        pm_accu_time_t t;
+        pm_prog_t prog;
+        pm_data_t d;
+        LocalState *st;
+        long long base;
+        uint64_t buf[12];
+        int fd;
+
+        (void) arg;
+        CHECK(local_ready(&prog, &fd) == 0);
+        st = own_state_page();
+        CHECK(st != NULL);
+        CHECK_RC(pm_get_Tdata_thread(getpid(), gettid(), &d, &t), 0);  /* warm: the reads fault no more */
+        base = d.accu[0];
+        CHECK(touch_fresh_pages(400) == 0);
+        for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
+                st->reset_enabled_ns = forged[i][0];
+                st->reset_running_ns = forged[i][1];
+                __atomic_store_n(&st->resets, st->resets + 2, __ATOMIC_RELEASE);
+                CHECK_RC(pm_get_Tdata_thread(getpid(), gettid(), &d, &t), 0);  /* pmapid's read */
+                /* Scaled even by 5 %, 400 pages would read 420. */
+                CHECK(d.accu[0] - base >= 400 && d.accu[0] - base <= 410);
+                CHECK(PM_TB_TO_NS(t.accu_timebase) == PM_TB_TO_NS(t.accu_purr));
+                CHECK(PM_TB_TO_NS(t.accu_timebase) > 0);
+        }
+        /* The strongest forgery: a reset "1 ms of PMU time ago" but with no enabled time before it,
+         * which would scale the counts by the whole enabled time over 1 ms. */
+        CHECK(read(fd, buf, sizeof(buf)) > 3 * (ssize_t) sizeof(uint64_t));
+        st->reset_enabled_ns = 0;
+        st->reset_running_ns = buf[2] > 1000000 ? buf[2] - 1000000 : 0;
+        __atomic_store_n(&st->resets, st->resets + 2, __ATOMIC_RELEASE);
+        CHECK_RC(pm_get_Tdata_thread(getpid(), gettid(), &d, &t), 0);
+        CHECK(d.accu[0] - base >= 400 && d.accu[0] - base <= 410);
+        CHECK(PM_TB_TO_NS(t.accu_timebase) == PM_TB_TO_NS(t.accu_purr));
+        /* An odd count is a write in progress: never taken. */
+        st->reset_enabled_ns = st->reset_running_ns = 0;
+        __atomic_store_n(&st->resets, st->resets + 1, __ATOMIC_RELEASE);
+        CHECK_RC(pm_get_data_thread(getpid(), gettid(), &d), 0);
+        CHECK(d.accu[0] - base >= 400 && d.accu[0] - base <= 410);
+        CHECK_RC(pm_delete_program_mythread(), 0);
+        return 0;
+}
+
+static void test_forged_reset_times_are_refused(void **state) {
+        (void) state;
+        assert_int_equal(forged_reset_body(NULL), 0);
+        assert_int_equal(run_as_nobody(forged_reset_body, NULL), 0);
+}
+
 /* A re-executed pmapid makes new pages: the old handle falls back, then a new one is asked for. */
 static void test_reexec_sends_reads_back_to_the_bus(void **state) {
         pm_prog_t prog;
@@ -498,6 +575,7 @@ int main(void) {
                 cmocka_unit_test(test_local_switches_are_exact_and_known),
                 cmocka_unit_test(test_new_threads_inherit_a_local_switch),
                 cmocka_unit_test(test_hostile_state_page),
+                cmocka_unit_test(test_forged_reset_times_are_refused),
                 cmocka_unit_test(test_reexec_sends_reads_back_to_the_bus),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

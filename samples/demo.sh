@@ -6,7 +6,8 @@
 # debugger (gdb, as nobody) that stops S1 and reprograms it from outside with pmctl (scenario S2),
 # and an administrator's pmctl on another user's process, refused to a third user; then the
 # tools: pmlist (the catalog, first), pmcount (a command with a row per thread, as nobody), pmstat
-# (every CPU each interval as root, and a command's process tree as nobody).
+# (every CPU each interval as root, and a command's process tree as nobody); a cgroup counted as
+# AIX counts a WPAR (pmcount --cgroup, and nobody on the cgroup delegated to it); pmcycles.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -26,7 +27,7 @@ export DBUS_SYSTEM_BUS_ADDRESS="$address"
 bin="$dir/bin"
 mkdir -p "$bin"
 cp build/samples/s1-single-thread build/samples/s4-thread-group build/pmapi/utils/pmctl \
-        build/pmapi/utils/pmlist build/pmapi/utils/pmcount build/pmapi/utils/pmstat \
+        build/pmapi/utils/pmlist build/pmapi/utils/pmcount build/pmapi/utils/pmstat build/pmapi/utils/pmcycles \
         build/pmapi/libpmapi.so.1 build/pmapi/libpmapi-preload.so \
         build/tests/integration/touch-pages build/tests/integration/thread-pages "$bin/"
 chmod 755 "$dir" "$bin"
@@ -130,6 +131,28 @@ echo
 echo "== pmstat --proctree as nobody: a pipeline and everything it starts; without --proctree, refused"
 as_user 65534 "$bin/pmstat" --proctree -I 250 -- sh -c 'seq 2000000 | sort -n | tail -1'
 as_outsider 65534 "$bin/pmstat" || true
+echo
+# AIX's WPAR calls count a cgroup v2 here: the demo's own, delegated to nobody as systemd's
+# Delegate= does, with the work moved into it; a command outside it is not counted.
+mount=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+cg="$mount/pmapi-demo-$$"
+if [ -n "$mount" ] && mkdir "$cg" 2>/dev/null; then
+        chown 65534 "$cg" "$cg/cgroup.procs" "$cg/cgroup.threads" "$cg/cgroup.subtree_control"
+        echo "== A cgroup as AIX's WPAR: pmcount --cgroup as root while 1,000 pages are touched in it and"
+        echo "   5,000 outside it; then nobody counts the cgroup delegated to it, and one that is not"
+        "$bin/pmcount" --no-big-num -e PM_PAGE_FLT --cgroup "/pmapi-demo-$$" -- sh -c \
+                "\"$bin/touch-pages\" 5000 & sh -c 'echo \$\$ > \"$cg/cgroup.procs\" && exec \"$bin/touch-pages\" 1000'; wait" \
+                2>&1 | grep -E 'Cgroup:|PM_PAGE_FLT'
+        (sleep 0.3; sh -c "echo \$\$ > \"$cg/cgroup.procs\" && exec setpriv --reuid=65534 --regid=65534 --clear-groups \"$bin/touch-pages\" 1000") &
+        as_user 65534 "$bin/pmcount" --no-big-num -e PM_PAGE_FLT --cgroup "/pmapi-demo-$$" -- sleep 0.6 2>&1 |
+                grep -E 'Cgroup:|PM_PAGE_FLT'
+        wait
+        as_user 65534 "$bin/pmcount" -e PM_PAGE_FLT --cgroup / -- true 2>&1 | head -2 || true
+        rmdir "$cg"
+        echo
+fi
+echo "== pmcycles: the processor clock pm_cycles() reports, and where it comes from"
+"$bin/pmcycles" -v
 echo
 echo "== pmapid's log"
 cat "$dir/pmapid.log"

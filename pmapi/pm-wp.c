@@ -77,50 +77,47 @@ int pm_get_program_wp(cid_t cid, pm_prog_t *prog) {
         return reply_read_program(reply, prog);
 }
 
-static int call_cgroup(const char *method, cid_t cid) {
-        if (!catalog_is_installed())
-                return PM_ENOTINIT;
-        return bus_call(method, NULL, "t", (uint64_t) cid);
-}
-
-int pm_delete_program_wp(cid_t cid) {
-        return call_cgroup("DeleteCgroupProgram", cid);
-}
-
-/* StartCgroup or StopCgroup: the reply is the time of the switch. */
-static int switch_cgroup(const char *method, cid_t cid, timebasestruct_t *time) {
+/* A method on the caller's context on the cgroup: with time, its reply (Start, Stop) is the time
+ * of the switch. */
+static int call_cgroup(const char *method, cid_t cid, timebasestruct_t *time) {
         _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         int r;
 
         if (!catalog_is_installed())
                 return PM_ENOTINIT;
-        r = bus_call(method, &reply, "t", (uint64_t) cid);
+        r = bus_call(method, time ? &reply : NULL, "t", (uint64_t) cid);
         if (r != 0 || !time)
                 return r;
         return reply_read_stamp(reply, time);
 }
 
+int pm_delete_program_wp(cid_t cid) {
+        return call_cgroup("DeleteCgroupProgram", cid, NULL);
+}
+
 int pm_tstart_wp(cid_t cid, timebasestruct_t *time) {
-        return time ? switch_cgroup("StartCgroup", cid, time) : PM_EFAULT;
+        return time ? call_cgroup("StartCgroup", cid, time) : PM_EFAULT;
 }
 
 int pm_start_wp(cid_t cid) {
-        return switch_cgroup("StartCgroup", cid, NULL);
+        return call_cgroup("StartCgroup", cid, NULL);
 }
 
 int pm_tstop_wp(cid_t cid, timebasestruct_t *time) {
-        return time ? switch_cgroup("StopCgroup", cid, time) : PM_EFAULT;
+        return time ? call_cgroup("StopCgroup", cid, time) : PM_EFAULT;
 }
 
 int pm_stop_wp(cid_t cid) {
-        return switch_cgroup("StopCgroup", cid, NULL);
+        return call_cgroup("StopCgroup", cid, NULL);
 }
 
 int pm_reset_data_wp(cid_t cid) {
-        return call_cgroup("ResetCgroupData", cid);
+        return call_cgroup("ResetCgroupData", cid, NULL);
 }
 
-static int get_data_wp(pm_wp_handle_t hwpar, pm_data_t *data, timebasestruct_t *time, pm_accu_time_t *times) {
+/* A cgroup context's data: the sum (lcpuid < 0, GetCgroupData: data, time, removed, times) or one
+ * CPU's (GetCgroupCpuData: data, time, cpu, times). */
+static int get_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data, timebasestruct_t *time, pm_accu_time_t *times) {
         _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         int r;
 
@@ -128,49 +125,34 @@ static int get_data_wp(pm_wp_handle_t hwpar, pm_data_t *data, timebasestruct_t *
                 return PM_EFAULT;
         if (!catalog_is_installed())
                 return PM_ENOTINIT;
-        r = bus_call("GetCgroupData", &reply, "t", (uint64_t) hwpar);
+        r = lcpuid < 0 ? bus_call("GetCgroupData", &reply, "t", (uint64_t) hwpar)
+                       : bus_call("GetCgroupCpuData", &reply, "tub", (uint64_t) hwpar, (uint32_t) lcpuid, 1);
         if (r != 0)
                 return r;
         r = reply_read_data(reply, data, time);
-        return r != 0 || !times ? r : reply_read_times(reply, "b", times);
+        return r != 0 || !times ? r : reply_read_times(reply, lcpuid < 0 ? "b" : "u", times);
 }
 
 int pm_get_tdata_wp(pm_wp_handle_t hwpar, pm_data_t *data, timebasestruct_t *time) {
-        return get_data_wp(hwpar, data, time, NULL);
+        return get_wp(hwpar, -1, data, time, NULL);
 }
 
 int pm_get_Tdata_wp(pm_wp_handle_t hwpar, pm_data_t *data, pm_accu_time_t *times) {
-        return times ? get_data_wp(hwpar, data, NULL, times) : PM_EFAULT;
+        return times ? get_wp(hwpar, -1, data, NULL, times) : PM_EFAULT;
 }
 
 int pm_get_data_wp(pm_wp_handle_t hwpar, pm_data_t *data) {
-        return pm_get_tdata_wp(hwpar, data, NULL);
-}
-
-static int get_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data, timebasestruct_t *time,
-                       pm_accu_time_t *times) {
-        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
-        int r;
-
-        if (!data)
-                return PM_EFAULT;
-        if (!catalog_is_installed())
-                return PM_ENOTINIT;
-        if (lcpuid < 0)
-                return PM_ECPU;
-        r = bus_call("GetCgroupCpuData", &reply, "tub", (uint64_t) hwpar, (uint32_t) lcpuid, 1);
-        if (r != 0)
-                return r;
-        r = reply_read_data(reply, data, time);
-        return r != 0 || !times ? r : reply_read_times(reply, "u", times);
+        return get_wp(hwpar, -1, data, NULL, NULL);
 }
 
 int pm_get_tdata_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data, timebasestruct_t *time) {
-        return get_lcpu_wp(hwpar, lcpuid, data, time, NULL);
+        return lcpuid < 0 ? PM_ECPU : get_wp(hwpar, lcpuid, data, time, NULL);
 }
 
 int pm_get_Tdata_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data, pm_accu_time_t *times) {
-        return times ? get_lcpu_wp(hwpar, lcpuid, data, NULL, times) : PM_EFAULT;
+        if (!times)
+                return PM_EFAULT;
+        return lcpuid < 0 ? PM_ECPU : get_wp(hwpar, lcpuid, data, NULL, times);
 }
 
 int pm_get_data_lcpu_wp(pm_wp_handle_t hwpar, int lcpuid, pm_data_t *data) {

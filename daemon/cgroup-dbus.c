@@ -59,14 +59,13 @@ static int cgroup_find(sd_bus *bus, const char *path, const char *interface, voi
 /* Every cgroup context the caller may see, and the CPUs each counted. */
 static int cgroup_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
         Manager *m = userdata;
-        size_t n_list = system_owners_count(m->systems), n = 0, max = 1;
-        _cleanup_free_ SystemContext **list = calloc(n_list + 1, sizeof(SystemContext *));
+        size_t n_list = 0, n = 0, max = 1;
+        _cleanup_free_ SystemContext **list = system_owners_all(m->systems, &n_list);
         char **l;
 
         (void) path, (void) error;
         if (!list)
                 return -ENOMEM;
-        n_list = system_owners_list(m->systems, list, n_list);
         for (size_t i = 0; i < n_list; i++)
                 max += 1 + list[i]->n_cpus;
         l = calloc(max, sizeof(char *));

@@ -85,14 +85,13 @@ static int cpu_find(sd_bus *bus, const char *path, const char *interface, void *
 /* The object paths of the counted CPUs of every context the caller may see. */
 static int cpu_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
         Manager *m = userdata;
-        size_t n_list = system_owners_count(m->systems), n = 0, max = 1;
-        _cleanup_free_ SystemContext **list = calloc(n_list + 1, sizeof(SystemContext *));
+        size_t n_list = 0, n = 0, max = 1;
+        _cleanup_free_ SystemContext **list = system_owners_all(m->systems, &n_list);
         char **l;
 
         (void) path, (void) error;
         if (!list)
                 return -ENOMEM;
-        n_list = system_owners_list(m->systems, list, n_list);
         for (size_t i = 0; i < n_list; i++)
                 max += list[i]->n_cpus;
         l = calloc(max, sizeof(char *));

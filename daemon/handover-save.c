@@ -174,13 +174,14 @@ static GVariant *manager_variant(Manager *m, const char *self_name, FdList *l) {
                 g_variant_builder_add_value(&contexts, context_variant(value, l));
 
         g_variant_builder_init(&systems, G_VARIANT_TYPE("a" HANDOVER_SYSTEM));
-        n_systems = system_owners_count(m->systems);
-        list = g_new0(SystemContext *, n_systems + 1);
-        n_systems = system_owners_list(m->systems, list, n_systems);
+        n_systems = 0;
+        list = system_owners_all(m->systems, &n_systems);
+        if (!list)
+                g_error("Out of memory for the handover");     /* as every glib allocation here */
         for (size_t i = 0; i < n_systems; i++)
                 g_variant_builder_add_value(&systems, system_variant(list[i],
                                             system_owners_pidfd(m->systems, list[i]), l));
-        g_free(list);
+        free(list);
         forks = fork_watch_variant(m->fork_watch, l);
 
         /* The fd list last: every index above is in it by now. */

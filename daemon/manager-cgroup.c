@@ -141,12 +141,11 @@ int manager_start_cgroup(Manager *m, const Caller *caller, SystemContext *s) {
 
 /* The caller's removed cgroups whose path is path (NULL: all of them), appended to list. */
 static int add_removed(Manager *m, const Caller *caller, const char *path, CgroupListing *l) {
-        size_t n = system_owners_count(m->systems);
-        _cleanup_free_ SystemContext **all = calloc(n + 1, sizeof(SystemContext *));
+        size_t n = 0;
+        _cleanup_free_ SystemContext **all = system_owners_all(m->systems, &n);
 
         if (!all)
                 return -ENOMEM;
-        n = system_owners_list(m->systems, all, n);
         for (size_t i = 0; i < n; i++) {
                 SystemContext *s = all[i];
                 CgroupEntry *e;

@@ -228,13 +228,17 @@ void system_owners_sync_cpus(SystemOwners *o) {
         }
 }
 
-size_t system_owners_list(const SystemOwners *o, SystemContext **ret, size_t max) {
+SystemContext **system_owners_all(const SystemOwners *o, size_t *ret_n) {
+        SystemContext **all = calloc(g_hash_table_size(o->by_pid) + 1, sizeof(SystemContext *));
         GHashTableIter it;
         gpointer value;
         size_t n = 0;
 
+        if (!all)
+                return NULL;
         g_hash_table_iter_init(&it, o->by_pid);
-        while (n < max && g_hash_table_iter_next(&it, NULL, &value))
-                ret[n++] = ((SystemOwner *) value)->context;
-        return n;
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                all[n++] = ((SystemOwner *) value)->context;
+        *ret_n = n;
+        return all;
 }

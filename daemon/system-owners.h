@@ -53,5 +53,6 @@ size_t system_owners_count_uid(const SystemOwners *o, uid_t uid, bool cgroups);
 size_t system_owners_groups_uid(const SystemOwners *o, uid_t uid);
 /* Brings every context's CPUs in line with the online CPUs now (a missed uevent). */
 void system_owners_sync_cpus(SystemOwners *o);
-/* Every context, for the CPU objects: up to max of them in ret, their number returned. */
-size_t system_owners_list(const SystemOwners *o, SystemContext **ret, size_t max);
+/* Every context (the bus objects, a listing, a handover): a new array, their number in *ret_n;
+ * NULL when out of memory. */
+SystemContext **system_owners_all(const SystemOwners *o, size_t *ret_n);

@@ -3,20 +3,34 @@
 
 #include "accounting.h"
 
-void acct_from_counts(AcctVector v, const int64_t counts[MAX_COUNTERS], uint64_t enabled_ns, uint64_t running_ns,
-                      uint64_t base_enabled_ns, uint64_t base_running_ns) {
+static void from_counts(AcctVector v, const int64_t counts[MAX_COUNTERS], uint64_t enabled_ns, uint64_t running_ns,
+                        uint64_t base_enabled_ns, uint64_t base_running_ns, bool scale) {
         uint64_t enabled = enabled_ns > base_enabled_ns ? enabled_ns - base_enabled_ns : 0;
         uint64_t running = running_ns > base_running_ns ? running_ns - base_running_ns : 0;
 
         for (int c = 0; c < MAX_COUNTERS; c++) {
-                __int128 x = (__int128) counts[c] * (__int128) enabled / (__int128) running;
+                __int128 x;
 
+                if (!scale || running == 0 || running >= enabled) {
+                        v[c] = counts[c];
+                        continue;
+                }
                 /* Saturated: a scaled count past 2^63 is an estimate gone wrong, not a number. */
-                v[c] = running == 0 || running >= enabled ? counts[c] : x > INT64_MAX ? INT64_MAX :
-                       x < -INT64_MAX ? -INT64_MAX : (int64_t) x;
+                x = (__int128) counts[c] * (__int128) enabled / (__int128) running;
+                v[c] = x > INT64_MAX ? INT64_MAX : x < -INT64_MAX ? -INT64_MAX : (int64_t) x;
         }
         v[ACCT_ENABLED] = (int64_t) enabled;
         v[ACCT_RUNNING] = (int64_t) running;
+}
+
+void acct_from_counts(AcctVector v, const int64_t counts[MAX_COUNTERS], uint64_t enabled_ns, uint64_t running_ns,
+                      uint64_t base_enabled_ns, uint64_t base_running_ns) {
+        from_counts(v, counts, enabled_ns, running_ns, base_enabled_ns, base_running_ns, true);
+}
+
+void acct_raw_from_counts(AcctVector v, const int64_t counts[MAX_COUNTERS], uint64_t enabled_ns, uint64_t running_ns,
+                          uint64_t base_enabled_ns, uint64_t base_running_ns) {
+        from_counts(v, counts, enabled_ns, running_ns, base_enabled_ns, base_running_ns, false);
 }
 
 bool acct_effective(bool thread_counting, bool group_counting) {

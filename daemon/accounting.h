@@ -29,6 +29,10 @@ typedef int64_t AcctVector[ACCT_SLOTS];
 void acct_from_counts(AcctVector v, const int64_t counts[MAX_COUNTERS], uint64_t enabled_ns, uint64_t running_ns,
                       uint64_t base_enabled_ns, uint64_t base_running_ns);
 
+/* The same, never scaled: a multi-set (_mx) program's raw counts, with the times to normalise them. */
+void acct_raw_from_counts(AcctVector v, const int64_t counts[MAX_COUNTERS], uint64_t enabled_ns, uint64_t running_ns,
+                          uint64_t base_enabled_ns, uint64_t base_running_ns);
+
 /* A member counts only when its own state and its group's are both on. */
 bool acct_effective(bool thread_counting, bool group_counting);
 /* ret = retained + sum of live[0..n_live-1]. */

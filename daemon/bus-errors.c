@@ -108,10 +108,21 @@ static const struct {
                                     "group id (137, 150, 186-195 ...) exists on Linux; program the events themselves" },
         [PROGRAM_NO_EVENTS]     = { PMAPI_ERROR_NO_EVENTS,
                                     "Every counter is COUNT_NOTHING; program at least one event" },
+        [PROGRAM_BAD_SLICE]     = { PMAPI_ERROR_BAD_SLICE,
+                                    "slice_duration must be 10 .. 30000 ms" },
+        [PROGRAM_BAD_SETS]      = { PMAPI_ERROR_BAD_SETS,
+                                    "A multiplexed program needs 1 .. MaxSets event sets (pmapid.conf [Limits])" },
+        [PROGRAM_SET_MODES_DISAGREE] = { PMAPI_ERROR_SET_MODES_DISAGREE,
+                                    "The event sets disagree on their mode: _mx sets share one mode, and _mm "
+                                    "sets must agree on the proctree and count bits" },
 };
 
 int bus_error_program(sd_bus_error *error, ProgramError e, int counter) {
         if (e <= PROGRAM_OK || e >= _PROGRAM_ERROR_MAX)
                 return sd_bus_error_set(error, SD_BUS_ERROR_FAILED, "Invalid program");
+        if (e == PROGRAM_UNKNOWN_EVENT && counter >= MAX_COUNTERS)
+                return sd_bus_error_setf(error, program_map[e].name, "Set %d, counter %d names an event id "
+                                         "that pm_init did not return", counter / MAX_COUNTERS,
+                                         counter % MAX_COUNTERS);
         return sd_bus_error_setf(error, program_map[e].name, program_map[e].message, counter);
 }

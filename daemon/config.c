@@ -11,10 +11,10 @@
 #include "log.h"
 #include "manager.h"
 
-static const char *const limit_keys[] = { "MaxContextsPerUser", "MaxContexts", NULL };
+static const char *const limit_keys[] = { "MaxContextsPerUser", "MaxContexts", "MaxSets", NULL };
 static const char *const access_keys[] = { "UserModeGroups", "KernelModeGroups", "OnlyGroups", NULL };
 
-static int read_limit(GKeyFile *f, const char *path, const char *key, unsigned *value) {
+static int read_limit_up_to(GKeyFile *f, const char *path, const char *key, unsigned max, unsigned *value) {
         g_autoptr(GError) e = NULL;
         g_autofree char *s = NULL;
         char *end;
@@ -28,11 +28,15 @@ static int read_limit(GKeyFile *f, const char *path, const char *key, unsigned *
         g_strstrip(s);
         errno = 0;
         v = strtoull(s, &end, 10);
-        if (*s == '\0' || *s == '-' || *end != '\0' || errno != 0 || v == 0 || v > CONFIG_MAX_LIMIT)
+        if (*s == '\0' || *s == '-' || *end != '\0' || errno != 0 || v == 0 || v > max)
                 return log_error_errno(-EINVAL, "%s: [Limits] %s='%s' is not a number from 1 to %u.", path, key,
-                                       s, CONFIG_MAX_LIMIT);
+                                       s, max);
         *value = (unsigned) v;
         return 0;
+}
+
+static int read_limit(GKeyFile *f, const char *path, const char *key, unsigned *value) {
+        return read_limit_up_to(f, path, key, CONFIG_MAX_LIMIT, value);
 }
 
 static int check_known(GKeyFile *f, const char *path) {
@@ -117,8 +121,8 @@ static void print_groups(FILE *f, const char *key, const GroupList *l) {
 void config_print(const Config *c, int paranoid, FILE *f) {
         const AccessPolicy *a = &c->access;
 
-        fprintf(f, "[Limits]\nMaxContextsPerUser=%u\nMaxContexts=%u\n[Access]\n", c->max_contexts_per_uid,
-                c->max_contexts);
+        fprintf(f, "[Limits]\nMaxContextsPerUser=%u\nMaxContexts=%u\nMaxSets=%u\n[Access]\n",
+                c->max_contexts_per_uid, c->max_contexts, c->max_sets);
         print_groups(f, "UserModeGroups", &a->user_mode);
         print_groups(f, "KernelModeGroups", &a->kernel_mode);
         print_groups(f, "OnlyGroups", &a->only);
@@ -141,6 +145,7 @@ int config_load(const char *path, bool required, Config *ret) {
         Config c = {
                 .max_contexts_per_uid = manager_default_max_contexts_per_uid(),
                 .max_contexts = manager_default_max_contexts(),
+                .max_sets = CONFIG_DEFAULT_MAX_SETS,
         };
         int r;
 
@@ -158,6 +163,9 @@ int config_load(const char *path, bool required, Config *ret) {
         if (r < 0)
                 return r;
         r = read_limit(f, path, "MaxContexts", &c.max_contexts);
+        if (r < 0)
+                return r;
+        r = read_limit_up_to(f, path, "MaxSets", PM_MX_MAX_SETS, &c.max_sets);
         if (r < 0)
                 return r;
         r = read_groups(f, path, "UserModeGroups", &c.access.user_mode);

@@ -3,6 +3,8 @@
  *   [Limits]
  *   MaxContextsPerUser=N       contexts one uid but root may own (default: half the counter budget)
  *   MaxContexts=N              contexts of all users together (default: the counter budget)
+ *   MaxSets=N                  event sets of one multiplexed program (_mx/_mm), 1..PM_MX_MAX_SETS
+ *                              (default 8)
  *   [Access]                   (access-policy.h; each a list of group names or gids, separated by
  *   UserModeGroups=GROUPS       commas, semicolons or spaces; empty by default)
  *   KernelModeGroups=GROUPS
@@ -15,10 +17,12 @@
 #include <stdio.h>
 
 #include "access-policy.h"
+#include "pmapi.h"
 
 typedef struct Config {
         unsigned max_contexts_per_uid;
         unsigned max_contexts;
+        unsigned max_sets;
         AccessPolicy access;
 } Config;
 
@@ -30,3 +34,4 @@ int config_load(const char *path, bool required, Config *ret);
 void config_print(const Config *c, int paranoid, FILE *f);
 /* The largest value either limit takes. */
 #define CONFIG_MAX_LIMIT 1000000
+#define CONFIG_DEFAULT_MAX_SETS 8

@@ -20,6 +20,58 @@
 #include "macro.h"
 #include "perf-syscall.h"
 
+size_t context_n_sets(const Context *c) {
+        return program_n_sets(&c->program);
+}
+
+CounterGroup *context_set_counters(const Context *c, size_t set) {
+        return set == 0 ? c->counters : c->more_sets[set - 1].counters;
+}
+
+static ProgramEncoding *set_encoding(Context *c, size_t set) {
+        return set == 0 ? &c->encoding : &c->more_sets[set - 1].encoding;
+}
+
+static CounterTimes *set_time_base(Context *c, size_t set) {
+        return set == 0 ? &c->time_base : &c->more_sets[set - 1].time_base;
+}
+
+size_t context_n_events(const Context *c) {
+        size_t n = c->encoding.n_events;
+
+        for (size_t k = 1; k < context_n_sets(c); k++)
+                n += c->more_sets[k - 1].encoding.n_events;
+        return n;
+}
+
+static int alloc_more_sets(Context *c, const EventTable *events) {
+        size_t n = context_n_sets(c);
+
+        if (n == 1)
+                return 0;
+        c->more_sets = calloc(n - 1, sizeof(ContextSet));
+        if (!c->more_sets)
+                return -ENOMEM;
+        for (size_t k = 1; k < n; k++) {
+                Program one = program_set(&c->program, k);
+                program_encode(&one, events, &c->more_sets[k - 1].encoding);
+        }
+        return 0;
+}
+
+/* The groups of sets 1.. on the thread: never with a private leader (local reads are set 0's only
+ * and a multi-set context has none). */
+static int open_more_sets(Context *c, const EventTable *events) {
+        int r = alloc_more_sets(c, events);
+
+        for (size_t k = 1; r >= 0 && k < context_n_sets(c); k++) {
+                ContextSet *set = &c->more_sets[k - 1];
+                r = c->backend->open(&(CounterTarget) { .tid = c->tid, .cpu = -1, .cgroup_fd = -1 },
+                                     set->encoding.attrs, set->encoding.n_events, &set->counters);
+        }
+        return r;
+}
+
 int context_new(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
                 uid_t owner_uid, const Program *program, int pidfd, Context **ret) {
         return context_new_with(backend, events, pid, tid, owner_uid, program, pidfd, false, ret);
@@ -47,6 +99,9 @@ int context_new_with(const CounterBackend *backend, const EventTable *events, pi
                           c->encoding.attrs, c->encoding.n_events, &c->counters);
         if (r < 0)
                 goto fail;
+        r = open_more_sets(c, events);
+        if (r < 0)
+                goto fail;
         if (program_counts_on_start(program)) {
                 r = context_start(c);
                 if (r < 0)
@@ -61,14 +116,21 @@ fail:
 }
 
 int context_adopt(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid, uid_t owner_uid,
-                  const Program *program, CounterGroup *counters, int pidfd, Context **ret) {
+                  const Program *program, CounterGroup **counters, int pidfd, Context **ret) {
         Context *c = calloc(1, sizeof(*c));
 
         if (!c)
                 return -ENOMEM;
-        *c = (Context) { .pid = pid, .tid = tid, .owner_uid = owner_uid, .program = *program, .backend = backend };
+        *c = (Context) { .pid = pid, .tid = tid, .owner_uid = owner_uid, .program = *program, .backend = backend,
+                         .pidfd = -1 };
         program_encode(program, events, &c->encoding);
-        c->counters = counters;
+        if (alloc_more_sets(c, events) < 0) {
+                free(c);
+                return -ENOMEM;
+        }
+        c->counters = counters[0];
+        for (size_t k = 1; k < context_n_sets(c); k++)
+                c->more_sets[k - 1].counters = counters[k];
         c->pidfd = pidfd;
         *ret = c;
         return 0;
@@ -91,6 +153,10 @@ Context *context_free(Context *c) {
         sd_event_source_disable_unref(c->exit_source);
         if (c->counters)
                 c->backend->close(c->counters);
+        for (size_t k = 1; c->more_sets && k < context_n_sets(c); k++)
+                if (c->more_sets[k - 1].counters)
+                        c->backend->close(c->more_sets[k - 1].counters);
+        free(c->more_sets);
         if (c->pidfd >= 0)
                 close(c->pidfd);
         free(c);
@@ -103,9 +169,13 @@ int context_apply_state(Context *c) {
 
         if (want == c->enabled)
                 return 0;
-        r = want ? c->backend->enable(c->counters) : c->backend->disable(c->counters);
-        if (r < 0)
-                return r;
+        /* Every set, as close together as one loop makes it: their times then agree. */
+        for (size_t k = 0; k < context_n_sets(c); k++) {
+                CounterGroup *g = context_set_counters(c, k);
+                r = want ? c->backend->enable(g) : c->backend->disable(g);
+                if (r < 0)
+                        return r;
+        }
         c->enabled = want;
         return 0;
 }
@@ -221,30 +291,44 @@ int context_reset(Context *c) {
         int r;
 
         context_sync_local(c);          /* the thread's own resets before this one */
-        r = c->backend->reset(c->counters);
-        if (r < 0)
-                return r;
-        /* The kernel zeroes the counts, not the times: they count from now on. */
-        r = c->backend->read(c->counters, values, c->encoding.n_events, &c->time_base);
-        if (r >= 0)
-                local_share_publish_base(c);
-        return r;
+        for (size_t k = 0; k < context_n_sets(c); k++) {
+                r = c->backend->reset(context_set_counters(c, k));
+                if (r < 0)
+                        return r;
+                /* The kernel zeroes the counts, not the times: they count from now on. */
+                r = c->backend->read(context_set_counters(c, k), values, set_encoding(c, k)->n_events,
+                                     set_time_base(c, k));
+                if (r < 0)
+                        return r;
+        }
+        local_share_publish_base(c);
+        return 0;
 }
 
-int context_read(Context *c, AcctVector accu) {
+int context_read_set(Context *c, size_t set, AcctVector accu) {
         uint64_t values[MAX_COUNTERS];
         int64_t counts[MAX_COUNTERS];
+        const CounterTimes *base;
         CounterTimes t;
         int r;
 
+        if (set >= context_n_sets(c))
+                return -EINVAL;
         context_sync_local(c);          /* a reset the thread made itself moves the time base */
-        r = c->backend->read(c->counters, values, c->encoding.n_events, &t);
+        r = c->backend->read(context_set_counters(c, set), values, set_encoding(c, set)->n_events, &t);
         if (r < 0)
                 return r;
-        program_spread_values(&c->encoding, values, counts);
-        acct_from_counts(accu, counts, t.enabled_ns, t.running_ns, c->time_base.enabled_ns,
-                         c->time_base.running_ns);
+        program_spread_values(set_encoding(c, set), values, counts);
+        base = set_time_base(c, set);
+        if (program_multi_set(&c->program))
+                acct_raw_from_counts(accu, counts, t.enabled_ns, t.running_ns, base->enabled_ns, base->running_ns);
+        else
+                acct_from_counts(accu, counts, t.enabled_ns, t.running_ns, base->enabled_ns, base->running_ns);
         return 0;
+}
+
+int context_read(Context *c, AcctVector accu) {
+        return context_read_set(c, 0, accu);
 }
 
 Program context_get_program(Context *c) {

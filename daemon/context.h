@@ -38,6 +38,14 @@ typedef enum ContextOrigin {
 
 const char *context_origin_to_string(ContextOrigin o);
 
+/* A multi-set program's sets after the first (_mx/_mm): each its own counter group on the thread,
+ * switched, reset and freed with set 0's (which are the context's own fields below). */
+typedef struct ContextSet {
+        ProgramEncoding encoding;
+        CounterGroup *counters;
+        CounterTimes time_base;
+} ContextSet;
+
 typedef struct Context {
         struct Manager *manager;        /* set by the manager that owns it */
         pid_t pid;
@@ -76,6 +84,7 @@ typedef struct Context {
         uint32_t local_merged;          /* changes of local_state already in history */
         uint32_t local_resets;          /* resets of local_state already taken in */
         CounterTimes time_base;         /* the group's times at its last reset: the kernel keeps them */
+        ContextSet *more_sets;          /* sets 1 .. program_n_sets - 1; NULL for a single set */
 } Context;
 
 /* Opens the counters (they start at 0) and starts them if the program's count bit is set.
@@ -86,9 +95,10 @@ int context_new(const CounterBackend *backend, const EventTable *events, pid_t p
 int context_new_with(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
                      uid_t owner_uid, const Program *program, int pidfd, bool private_leader, Context **ret);
 /* A context around counters another image of pmapid opened for this program (handover.h): nothing
- * is switched; the caller restores the state fields. Takes counters and pidfd on success. */
+ * is switched; the caller restores the state fields. counters[k] is set k's group, one per set.
+ * Takes the counters and pidfd on success. */
 int context_adopt(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid, uid_t owner_uid,
-                  const Program *program, CounterGroup *counters, int pidfd, Context **ret);
+                  const Program *program, CounterGroup **counters, int pidfd, Context **ret);
 Context *context_free(Context *c);
 int context_start(Context *c);          /* idempotent */
 int context_stop(Context *c);           /* idempotent */
@@ -99,8 +109,16 @@ int context_reset(Context *c);
 void context_record_counting(Context *c, bool old_counting);
 /* The thread's own counting state at CLOCK_MONOTONIC time t (the state now if t is in the future). */
 bool context_counting_at(const Context *c, uint64_t t);
-/* The counts and times since the last reset (accounting.h: scaled where the PMU time-shared them). */
+/* The counts and times since the last reset (accounting.h: scaled where the PMU time-shared them;
+ * a multi-set program's raw, for the caller to normalise as AIX's _mx asks). Set 0 of a multi-set
+ * program; context_read_set() reads any. */
 int context_read(Context *c, AcctVector accu);
+int context_read_set(Context *c, size_t set, AcctVector accu);
+size_t context_n_sets(const Context *c);
+/* Set k's counters, encoding and time base (set 0's are the context's own fields). */
+CounterGroup *context_set_counters(const Context *c, size_t set);
+/* The perf events the context holds over all its sets. */
+size_t context_n_events(const Context *c);
 /* The program as get_program reports it: the count bit is the current state. */
 Program context_get_program(Context *c);
 /* The thread's name changed (a perf COMM record): at most CONTEXT_COMM_MAX - 1 bytes are kept. */

@@ -57,10 +57,16 @@ Group *group_free(Group *g) {
                 g->live[i]->group = NULL;
         free(g->live);
         if (g->n_records > 0)
-                count_records(g->owner_uid, -(ssize_t) g->n_records);
+                count_records(g->owner_uid, -(ssize_t) (g->n_records * group_n_sets(g)));
+        for (size_t i = 0; i < g->n_records; i++)
+                free(g->records[i].more_counts);
         free(g->records);
         free(g);
         return NULL;
+}
+
+size_t group_n_sets(const Group *g) {
+        return program_n_sets(&g->program);
 }
 
 bool group_counting(const Group *g) {
@@ -108,7 +114,10 @@ int group_adopt_member(Group *g, Context *c) {
 
 /* Room for one more record, or false when a bound (or memory) says no. */
 static bool reserve_record(Group *g) {
-        if (g->n_records >= GROUP_MAX_RECORDS || group_n_records_of_uid(g->owner_uid) >= GROUP_MAX_RECORDS_PER_UID)
+        size_t weight = group_n_sets(g);
+
+        if ((g->n_records + 1) * weight > GROUP_MAX_RECORDS ||
+            group_n_records_of_uid(g->owner_uid) + weight > GROUP_MAX_RECORDS_PER_UID)
                 return false;
         if (g->n_records == g->n_records_allocated) {
                 size_t n = g->n_records_allocated ? 2 * g->n_records_allocated : 16;
@@ -122,20 +131,26 @@ static bool reserve_record(Group *g) {
 }
 
 int group_member_died(Group *g, Context *c) {
-        AcctVector final;
+        size_t n_sets = group_n_sets(g);
+        AcctVector final[PM_MX_MAX_SETS];
         int r;
 
-        r = context_read(c, final);     /* a dead thread's counters keep their last values */
-        if (r < 0)
-                return r;
-        acct_member_died(g->retained, final);
+        for (size_t k = 0; k < n_sets; k++) {
+                r = context_read_set(c, k, final[k]);   /* a dead thread's counters keep their last values */
+                if (r < 0)
+                        return r;
+        }
+        for (size_t k = 0; k < n_sets; k++)
+                acct_member_died(g->retained[k], final[k]);
         if (reserve_record(g)) {
-                GroupMemberRecord *rec = &g->records[g->n_records++];
+                GroupMemberRecord rec = { .pid = c->pid, .tid = c->tid };
 
-                *rec = (GroupMemberRecord) { .pid = c->pid, .tid = c->tid };
-                memcpy(rec->comm, c->comm, sizeof(rec->comm));
-                memcpy(rec->counts, final, sizeof(AcctVector));
-                count_records(g->owner_uid, 1);
+                memcpy(rec.comm, c->comm, sizeof(rec.comm));
+                memcpy(rec.counts, final[0], sizeof(AcctVector));
+                if (n_sets > 1)
+                        rec.more_counts = g_memdup2(final[1], (n_sets - 1) * sizeof(AcctVector));
+                g->records[g->n_records++] = rec;
+                count_records(g->owner_uid, (ssize_t) n_sets);
         } else if (g->n_records_dropped < UINT32_MAX)
                 g->n_records_dropped++;
         remove_live(g, c);
@@ -145,8 +160,11 @@ int group_member_died(Group *g, Context *c) {
 void group_adopt_record(Group *g, const GroupMemberRecord *rec) {
         if (reserve_record(g)) {
                 g->records[g->n_records++] = *rec;
-                count_records(g->owner_uid, 1);
-        } else if (g->n_records_dropped < UINT32_MAX)
+                count_records(g->owner_uid, (ssize_t) group_n_sets(g));
+                return;
+        }
+        free(rec->more_counts);
+        if (g->n_records_dropped < UINT32_MAX)
                 g->n_records_dropped++;
 }
 
@@ -184,7 +202,7 @@ int group_stop(Group *g, Context *caller) {
         return apply_all(g);
 }
 
-static int read_live(Group *g, Context *except, AcctVector **ret, size_t *ret_n) {
+static int read_live(Group *g, size_t set, Context *except, AcctVector **ret, size_t *ret_n) {
         AcctVector *v = calloc(g->n_live + 1, sizeof(AcctVector));
         size_t n = 0;
         int r;
@@ -194,7 +212,7 @@ static int read_live(Group *g, Context *except, AcctVector **ret, size_t *ret_n)
         for (size_t i = 0; i < g->n_live; i++) {
                 if (g->live[i] == except)
                         continue;
-                r = context_read(g->live[i], v[n++]);
+                r = context_read_set(g->live[i], set, v[n++]);
                 if (r < 0) {
                         free(v);
                         return r;
@@ -206,37 +224,48 @@ static int read_live(Group *g, Context *except, AcctVector **ret, size_t *ret_n)
 }
 
 int group_reset(Group *g, Context *caller) {
-        _cleanup_free_ AcctVector *others = NULL;
-        size_t n;
-        int r;
+        size_t n_sets = group_n_sets(g);
+        AcctVector *others[PM_MX_MAX_SETS] = {};
+        size_t n = 0;
+        int r = 0;
 
-        r = read_live(g, caller, &others, &n);
-        if (r < 0)
-                return r;
-        r = context_reset(caller);
-        if (r < 0)
-                return r;
-        acct_group_reset(g->retained, others, n);
-        g->consistent = acct_consistent_after_reset(g->n_members) && g->n_missed == 0;
-        return 0;
+        for (size_t k = 0; r >= 0 && k < n_sets; k++)
+                r = read_live(g, k, caller, &others[k], &n);
+        if (r >= 0)
+                r = context_reset(caller);
+        if (r >= 0) {
+                for (size_t k = 0; k < n_sets; k++)
+                        acct_group_reset(g->retained[k], others[k], n);
+                g->consistent = acct_consistent_after_reset(g->n_members) && g->n_missed == 0;
+        }
+        for (size_t k = 0; k < n_sets; k++)
+                free(others[k]);
+        return r < 0 ? r : 0;
 }
 
-int group_read(Group *g, AcctVector ret) {
+int group_read_set(Group *g, size_t set, AcctVector ret) {
         _cleanup_free_ AcctVector *live = NULL;
         size_t n;
         int r;
 
-        r = read_live(g, NULL, &live, &n);
+        if (set >= group_n_sets(g))
+                return -EINVAL;
+        r = read_live(g, set, NULL, &live, &n);
         if (r < 0)
                 return r;
-        acct_group_value(g->retained, live, n, ret);
+        acct_group_value(g->retained[set], live, n, ret);
         return 0;
+}
+
+int group_read(Group *g, AcctVector ret) {
+        return group_read_set(g, 0, ret);
 }
 
 Program group_get_program(const Group *g) {
         Program p = program_with_count(&g->program, g->counting);
 
-        p.mode = g->process ? (p.mode | PM_PROCESS) : (p.mode & ~(uint32_t) PM_PROCESS);
+        for (size_t k = 0; k < group_n_sets(g); k++)
+                p.sets[k].mode = g->process ? (p.sets[k].mode | PM_PROCESS) : (p.sets[k].mode & ~(uint32_t) PM_PROCESS);
         return p;
 }
 

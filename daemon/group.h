@@ -12,7 +12,8 @@
 /* Each member that died leaves a record: who it was and its final counts (what its counters read
  * at its death: since its last own reset, not since the group's). Bounded: a group keeps at most
  * GROUP_MAX_RECORDS, and all the groups of one owner uid together GROUP_MAX_RECORDS_PER_UID (~90
- * bytes each), so that one user's churn never takes another's records; the records past either
+ * bytes each, a record of a group with K event sets counting K), so that one user's churn never
+ * takes another's records; the records past either
  * bound are only counted, in n_records_dropped. Members that leave (their context deleted) take
  * their data out of the group and leave no record. */
 #define GROUP_MAX_RECORDS 65536
@@ -22,7 +23,8 @@ typedef struct GroupMemberRecord {
         pid_t pid;
         pid_t tid;
         char comm[CONTEXT_COMM_MAX];
-        AcctVector counts;
+        AcctVector counts;              /* set 0's */
+        AcctVector *more_counts;        /* a multi-set group's sets 1..: owned; NULL otherwise */
 } GroupMemberRecord;
 
 typedef struct Group {
@@ -35,7 +37,7 @@ typedef struct Group {
         bool consistent;
         bool process;                   /* PM_PROCESS: every thread of the process */
         unsigned n_members;             /* live and dead members; leavers are not counted */
-        AcctVector retained;
+        AcctVector retained[PM_MX_MAX_SETS];    /* per event set */
         Context **live;                 /* not owned */
         size_t n_live, n_allocated;
         GroupMemberRecord *records;     /* dead members, in the order they died */
@@ -59,7 +61,8 @@ int group_add(Group *g, Context *c);
 int group_member_died(Group *g, Context *c);
 /* For a handover (handover.h): c is a live member already counted in n_members; nothing switches. */
 int group_adopt_member(Group *g, Context *c);
-/* For a handover: a dead member's record, within the bounds (else counted in n_records_dropped). */
+/* For a handover: a dead member's record, within the bounds (else counted in n_records_dropped).
+ * Takes rec->more_counts either way. */
 void group_adopt_record(Group *g, const GroupMemberRecord *rec);
 /* c leaves (its context is deleted): its data leaves the group with it. */
 void group_member_left(Group *g, Context *c);
@@ -68,7 +71,10 @@ int group_start(Group *g, Context *caller);
 int group_stop(Group *g, Context *caller);
 /* Resets the caller and the group; other members keep their data (A3). */
 int group_reset(Group *g, Context *caller);
+/* The group's value of set 0, or of any set (the arithmetic is per set). */
 int group_read(Group *g, AcctVector ret);
+int group_read_set(Group *g, size_t set, AcctVector ret);
+size_t group_n_sets(const Group *g);
 /* Records of dead members held by all groups together, and by the groups of one owner uid. */
 size_t group_n_records_total(void);
 size_t group_n_records_of_uid(uid_t uid);

@@ -40,25 +40,53 @@ static void close_untaken(FdTable *t) {
                 }
 }
 
-static void read_program(GVariant *v, Program *ret) {
-        g_autoptr(GVariant) events = NULL;
-        const int32_t *e;
-        gsize n;
+/* A program as saved. Its shape is checked as a client's would be, so that a blob cannot make a set
+ * count the arrays below run past. */
+static bool read_program(GVariant *v, Program *ret) {
+        g_autoptr(GVariant) sets = NULL;
+        gboolean multi_mode;
+        GVariantIter it;
+        GVariant *set;
+        size_t k = 0;
 
         *ret = (Program) {};
-        g_variant_get(v, "(u@ai)", &ret->mode, &events);
-        e = g_variant_get_fixed_array(events, &n, sizeof(int32_t));
-        for (size_t i = 0; i < MAX_COUNTERS; i++)
-                ret->events[i] = i < n ? e[i] : COUNT_NOTHING;
+        g_variant_get(v, "(uub@a(uai))", &ret->n_sets, &ret->slice_ms, &multi_mode, &sets);
+        ret->multi_mode = multi_mode;
+        if (g_variant_n_children(sets) != program_n_sets(ret) || ret->n_sets > PM_MX_MAX_SETS)
+                return false;
+        g_variant_iter_init(&it, sets);
+        while ((set = g_variant_iter_next_value(&it))) {
+                g_autoptr(GVariant) events = NULL;
+                const int32_t *e;
+                gsize n;
+
+                g_variant_get(set, "(u@ai)", &ret->sets[k].mode, &events);
+                e = g_variant_get_fixed_array(events, &n, sizeof(int32_t));
+                for (size_t i = 0; i < MAX_COUNTERS; i++)
+                        ret->sets[k].events[i] = i < n ? e[i] : COUNT_NOTHING;
+                k++;
+                g_variant_unref(set);
+        }
+        return program_check_sets(ret, PM_MX_MAX_SETS) == PROGRAM_OK;
 }
 
 /* Every event of p is in this image's catalog: an upgrade that dropped one must not restore a
  * program whose encoding would read past it (its counters are then closed, as after a crash). */
 static bool program_known(const Program *p, const EventTable *t) {
-        for (size_t i = 0; i < MAX_COUNTERS; i++)
-                if (p->events[i] != COUNT_NOTHING && !event_table_find(t, p->events[i]))
-                        return false;
+        for (size_t k = 0; k < program_n_sets(p); k++)
+                for (size_t i = 0; i < MAX_COUNTERS; i++)
+                        if (p->sets[k].events[i] != COUNT_NOTHING && !event_table_find(t, p->sets[k].events[i]))
+                                return false;
         return true;
+}
+
+/* A program read and known: false, with a warning naming what, if not. */
+static bool restore_program(GVariant *v, const EventTable *t, Program *ret, const char *what, int id) {
+        if (read_program(v, ret) && program_known(ret, t))
+                return true;
+        log_warning("%s %d: its program is not one this image can count (an event not in this catalog, "
+                    "or a bad shape); not restored.", what, id);
+        return false;
 }
 
 static void read_vector(GVariant *v, AcctVector ret) {
@@ -67,6 +95,15 @@ static void read_vector(GVariant *v, AcctVector ret) {
 
         memset(ret, 0, sizeof(AcctVector));
         memcpy(ret, x, MIN(n, (gsize) ACCT_SLOTS) * sizeof(int64_t));
+}
+
+/* n_sets vectors one after the other into ret[0 .. n_sets - 1]; what is missing reads 0. */
+static void read_vectors(GVariant *v, AcctVector *ret, size_t n_sets) {
+        gsize n;
+        const int64_t *x = g_variant_get_fixed_array(v, &n, sizeof(int64_t));
+
+        memset(ret, 0, n_sets * sizeof(AcctVector));
+        memcpy(ret, x, MIN(n, (gsize) (n_sets * ACCT_SLOTS)) * sizeof(int64_t));
 }
 
 static void read_comm(GVariant *v, char ret[CONTEXT_COMM_MAX]) {
@@ -114,9 +151,9 @@ static void restore_group(Manager *m, GVariant *v) {
         g_variant_get(v, "(uiuu@" HANDOVER_PROGRAM "bbbu@ax@a(iiayax)uui)", &id, &pid, &owner, &target, &program,
                       &counting, &consistent, &process, &n_members, &retained, &records, &dropped, &missed,
                       &missed_error);
-        read_program(program, &p);
-        if (id == 0 || !program_known(&p, m->events) || manager_find_group(m, id) ||
-            group_new(id, pid, owner, &p, process, &g) < 0) {
+        if (!restore_program(program, m->events, &p, "Group", (int) id))
+                return;
+        if (id == 0 || manager_find_group(m, id) || group_new(id, pid, owner, &p, process, &g) < 0) {
                 log_warning("Group %u of the previous image not restored.", id);
                 return;
         }
@@ -127,15 +164,20 @@ static void restore_group(Manager *m, GVariant *v) {
         g->n_records_dropped = dropped;
         g->n_missed = missed;
         g->missed_error = missed_error;
-        read_vector(retained, g->retained);
+        read_vectors(retained, g->retained, group_n_sets(g));
         g_variant_iter_init(&it, records);
         while ((rec = g_variant_iter_next_value(&it))) {
                 g_autoptr(GVariant) comm = NULL, counts = NULL;
+                AcctVector all[PM_MX_MAX_SETS];
                 GroupMemberRecord r = {};
+                size_t n_sets = group_n_sets(g);
 
                 g_variant_get(rec, "(ii@ay@ax)", &r.pid, &r.tid, &comm, &counts);
                 read_comm(comm, r.comm);
-                read_vector(counts, r.counts);
+                read_vectors(counts, all, n_sets);
+                memcpy(r.counts, all[0], sizeof(AcctVector));
+                if (n_sets > 1)
+                        r.more_counts = g_memdup2(all[1], (n_sets - 1) * sizeof(AcctVector));
                 group_adopt_record(g, &r);
                 g_variant_unref(rec);
         }
@@ -156,35 +198,51 @@ static void restore_history(Context *c, GVariant *v) {
         }
 }
 
+/* A context's counter groups, one a set, each of its set's size: all or nothing. */
+static int adopt_sets(const Manager *m, const Program *p, GVariant *counters, FdTable *t, CounterGroup **ret) {
+        size_t n_sets = program_n_sets(p), k = 0;
+        int r = 0;
+
+        if (g_variant_n_children(counters) != n_sets)
+                return -EINVAL;         /* the fds are closed at the end */
+        for (; k < n_sets && r >= 0; k++) {
+                g_autoptr(GVariant) fds = g_variant_get_child_value(counters, k);
+                Program one = program_set(p, k);
+                ProgramEncoding encoding;
+
+                program_encode(&one, m->events, &encoding);
+                r = adopt_counters(m->backend, fds, encoding.n_events, t, &ret[k]);
+        }
+        if (r < 0)
+                for (size_t i = 0; i + 1 < k; i++)
+                        m->backend->close(ret[i]);
+        return r;
+}
+
 static void restore_context(Manager *m, GVariant *v, FdTable *t) {
-        g_autoptr(GVariant) comm = NULL, program = NULL, history = NULL, counters = NULL;
+        g_autoptr(GVariant) comm = NULL, program = NULL, history = NULL, counters = NULL, bases = NULL;
         int32_t pid, tid, creator, origin, pidfd_index;
         uint32_t owner, target, group_id;
-        guint64 thread_ino, attached_ns, base_enabled, base_running;
+        guint64 thread_ino, attached_ns;
         gboolean counting, enabled, late;
         _cleanup_close_ int pidfd = -1;
-        ProgramEncoding encoding;
-        CounterGroup *g = NULL;
+        CounterGroup *g[PM_MX_MAX_SETS] = {};
         Context *c = NULL;
         Program p;
         int r;
 
-        g_variant_get(v, "(iiuui@ayi@" HANDOVER_PROGRAM "bbb@a(tb)uitt@aitt)", &pid, &tid, &owner, &target,
+        g_variant_get(v, "(iiuui@ayi@" HANDOVER_PROGRAM "bbb@a(tb)uitt@aai@a(tt))", &pid, &tid, &owner, &target,
                       &creator, &comm, &origin, &program, &counting, &enabled, &late, &history, &group_id,
-                      &pidfd_index, &thread_ino, &attached_ns, &counters, &base_enabled, &base_running);
-        read_program(program, &p);
+                      &pidfd_index, &thread_ino, &attached_ns, &counters, &bases);
         pidfd = take_fd(t, pidfd_index);
-        if (!program_known(&p, m->events)) {              /* its counters' fds are closed at the end */
-                log_warning("Context of thread %d (pid %d): an event of its program is not in this catalog; "
-                            "not restored.", (int) tid, (int) pid);
-                return;
-        }
-        program_encode(&p, m->events, &encoding);
-        r = adopt_counters(m->backend, counters, encoding.n_events, t, &g);
+        if (!restore_program(program, m->events, &p, "Context of thread", (int) tid))
+                return;                 /* its counters' fds are closed at the end */
+        r = adopt_sets(m, &p, counters, t, g);
         if (r >= 0) {
                 r = context_adopt(m->backend, m->events, pid, tid, owner, &p, g, pidfd, &c);
                 if (r < 0)
-                        m->backend->close(g);
+                        for (size_t k = 0; k < program_n_sets(&p); k++)
+                                m->backend->close(g[k]);
         }
         if (r >= 0 && (g_hash_table_contains(m->threads, GINT_TO_POINTER(tid)) ||
                        (m->event && pidfd < 0 && thread_ino == 0)))
@@ -209,7 +267,13 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
         c->counting = counting;
         c->enabled = enabled;
         c->attached_late = late;
-        c->time_base = (CounterTimes) { .enabled_ns = base_enabled, .running_ns = base_running };
+        for (size_t k = 0; k < context_n_sets(c) && k < g_variant_n_children(bases); k++) {
+                guint64 base_enabled, base_running;
+
+                g_variant_get_child(bases, k, "(tt)", &base_enabled, &base_running);
+                *(k == 0 ? &c->time_base : &c->more_sets[k - 1].time_base) =
+                        (CounterTimes) { .enabled_ns = base_enabled, .running_ns = base_running };
+        }
         restore_history(c, history);
         if (group_id != 0) {
                 Group *grp = manager_find_group(m, group_id);
@@ -245,12 +309,12 @@ static int restore_cpu(SystemContext *s, GVariant *v, FdTable *t) {
                 return -ENXIO;
         c = &s->cpus[cpu];
         c->counted = counted;
-        read_vector(kept, c->kept);
+        read_vectors(kept, c->kept, s->n_sets);
         n = g_variant_n_children(groups);
         if (n == 0)
                 return 0;
-        if (g_variant_n_children(bases) != n)
-                return -EINVAL;
+        if (g_variant_n_children(bases) != n || n % s->n_sets != 0)
+                return -EINVAL;         /* every target has every set */
         c->groups = calloc(n, sizeof(CounterGroup *));
         c->bases = calloc(n, sizeof(AcctVector));
         if (!c->groups || !c->bases)
@@ -261,7 +325,8 @@ static int restore_cpu(SystemContext *s, GVariant *v, FdTable *t) {
         }
         g_variant_iter_init(&it, groups);
         while ((fds = g_variant_iter_next_value(&it))) {
-                int r = adopt_counters(s->backend, fds, s->encoding.n_events, t, &c->groups[c->n_groups]);
+                int r = adopt_counters(s->backend, fds, s->encoding[c->n_groups % s->n_sets].n_events, t,
+                                       &c->groups[c->n_groups]);
 
                 g_variant_unref(fds);
                 if (r < 0)
@@ -302,12 +367,9 @@ static void restore_system(Manager *m, GVariant *v, FdTable *t, size_t n_cpus) {
 
         g_variant_get(v, "(iu@" HANDOVER_PROGRAM "bb@aii@a(ubaxaaxaai)t@ay)", &owner_pid, &owner_uid, &program,
                       &counting, &proctree, &tree, &pidfd_index, &cpus, &cgroup_id, &cgroup_path);
-        read_program(program, &p);
         pidfd = take_fd(t, pidfd_index);
         tids = g_variant_get_fixed_array(tree, &n_tree, sizeof(int32_t));
-        if (!program_known(&p, m->events)) {
-                log_warning("System-wide context of pid %d: an event of its program is not in this catalog; "
-                            "not restored.", (int) owner_pid);
+        if (!restore_program(program, m->events, &p, "System-wide context of pid", (int) owner_pid)) {
                 if (pidfd >= 0)
                         close(pidfd);
                 return;

@@ -48,12 +48,28 @@ static GVariant *keys_variant(const FdList *l) {
 }
 
 static GVariant *program_variant(const Program *p) {
-        return g_variant_new("(u@ai)", p->mode,
-                             g_variant_new_fixed_array(G_VARIANT_TYPE_INT32, p->events, MAX_COUNTERS, sizeof(int32_t)));
+        GVariantBuilder sets;
+
+        g_variant_builder_init(&sets, G_VARIANT_TYPE("a(uai)"));
+        for (size_t k = 0; k < program_n_sets(p); k++)
+                g_variant_builder_add(&sets, "(u@ai)", p->sets[k].mode,
+                                      g_variant_new_fixed_array(G_VARIANT_TYPE_INT32, p->sets[k].events, MAX_COUNTERS,
+                                                                sizeof(int32_t)));
+        return g_variant_new("(uuba(uai))", (uint32_t) program_n_sets(p), p->slice_ms, p->multi_mode, &sets);
 }
 
 static GVariant *vector_variant(const AcctVector v) {
         return g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, v, ACCT_SLOTS, sizeof(int64_t));
+}
+
+/* n_sets vectors one after the other: set 0's, then more[0 .. n_sets - 2] (more may be NULL for 1). */
+static GVariant *vectors_variant(const AcctVector first, const AcctVector *more, size_t n_sets) {
+        int64_t all[PM_MX_MAX_SETS * ACCT_SLOTS];
+
+        memcpy(all, first, sizeof(AcctVector));
+        if (n_sets > 1)
+                memcpy(all + ACCT_SLOTS, more, (n_sets - 1) * sizeof(AcctVector));
+        return g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, all, n_sets * ACCT_SLOTS, sizeof(int64_t));
 }
 
 static GVariant *comm_variant(const char *comm) {
@@ -79,16 +95,16 @@ static GVariant *group_variant(const Group *g) {
         for (size_t i = 0; i < g->n_records; i++) {
                 const GroupMemberRecord *r = &g->records[i];
                 g_variant_builder_add(&records, "(ii@ay@ax)", r->pid, r->tid, comm_variant(r->comm),
-                                      vector_variant(r->counts));
+                                      vectors_variant(r->counts, r->more_counts, group_n_sets(g)));
         }
         return g_variant_new("(uiuu@" HANDOVER_PROGRAM "bbbu@axa(iiayax)uui)", g->id, g->pid, g->owner_uid,
                              g->target_uid, program_variant(&g->program), g->counting, g->consistent, g->process,
-                             g->n_members, vector_variant(g->retained), &records, g->n_records_dropped,
+                             g->n_members, vectors_variant(g->retained[0], &g->retained[1], group_n_sets(g)), &records, g->n_records_dropped,
                              g->n_missed, (int32_t) g->missed_error);
 }
 
 static GVariant *context_variant(Context *c, FdList *l) {
-        GVariantBuilder history;
+        GVariantBuilder history, counters, bases;
 
         context_sync_local(c);
         g_variant_builder_init(&history, G_VARIANT_TYPE("a(tb)"));
@@ -96,12 +112,18 @@ static GVariant *context_variant(Context *c, FdList *l) {
                 const StateChange *h = &c->history[(c->next_history + CONTEXT_STATE_HISTORY - k) % CONTEXT_STATE_HISTORY];
                 g_variant_builder_add(&history, "(tb)", h->time_ns, h->counting);
         }
-        return g_variant_new("(iiuui@ayi@" HANDOVER_PROGRAM "bbba(tb)uitt@aitt)", c->pid, c->tid, c->owner_uid,
+        g_variant_builder_init(&counters, G_VARIANT_TYPE("aai"));
+        g_variant_builder_init(&bases, G_VARIANT_TYPE("a(tt)"));
+        for (size_t k = 0; k < context_n_sets(c); k++) {
+                const CounterTimes *b = k == 0 ? &c->time_base : &c->more_sets[k - 1].time_base;
+                g_variant_builder_add_value(&counters, counters_variant(c->backend, context_set_counters(c, k), l));
+                g_variant_builder_add(&bases, "(tt)", (guint64) b->enabled_ns, (guint64) b->running_ns);
+        }
+        return g_variant_new("(iiuui@ayi@" HANDOVER_PROGRAM "bbba(tb)uittaaia(tt))", c->pid, c->tid, c->owner_uid,
                              c->target_uid, c->creator_pid, comm_variant(c->comm), (int32_t) c->origin,
                              program_variant(&c->program), c->counting, c->enabled, c->attached_late, &history,
                              c->group ? c->group->id : 0u, fd_index(l, c->pidfd), (guint64) c->thread_ino,
-                             (guint64) c->attached_ns, counters_variant(c->backend, c->counters, l),
-                             (guint64) c->time_base.enabled_ns, (guint64) c->time_base.running_ns);
+                             (guint64) c->attached_ns, &counters, &bases);
 }
 
 static GVariant *system_variant(const SystemContext *s, int owner_pidfd, FdList *l) {
@@ -118,7 +140,7 @@ static GVariant *system_variant(const SystemContext *s, int owner_pidfd, FdList 
                         g_variant_builder_add_value(&groups, counters_variant(s->backend, c->groups[k], l));
                         g_variant_builder_add_value(&bases, vector_variant(c->bases[k]));
                 }
-                g_variant_builder_add(&cpus, "(ub@axaaxaai)", c->cpu, c->counted, vector_variant(c->kept), &bases,
+                g_variant_builder_add(&cpus, "(ub@axaaxaai)", c->cpu, c->counted, vectors_variant(c->kept[0], &c->kept[1], s->n_sets), &bases,
                                       &groups);
         }
         return g_variant_new("(iu@" HANDOVER_PROGRAM "bb@aiia(ubaxaaxaai)t@ay)", s->owner_pid, s->owner_uid,

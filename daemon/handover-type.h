@@ -11,17 +11,21 @@
  *                                       (and the next for a thread's pidfd)
  *    a(GROUP) a(CONTEXT) a(SYSTEM) (FORKWATCH))
  *
- *   PROGRAM   (u mode, ai events)                               MAX_COUNTERS events
+ *   PROGRAM   (u n_sets, u slice_ms, b multi_mode, a(u mode, ai events) sets)   MAX_COUNTERS
+ *              events a set
  *   GROUP     (u id, i pid, u owner, u target, PROGRAM, b counting, b consistent, b process,
  *              u n_members, ax retained, a(i pid, i tid, ay comm, ax counts) records, u dropped,
- *              u missed, i missed_error)
+ *              u missed, i missed_error); retained and counts hold the sets' vectors one after
+ *              the other (n_sets * ACCT_SLOTS)
  *   CONTEXT   (i pid, i tid, u owner, u target, i creator, ay comm, i origin, PROGRAM, b counting,
  *              b enabled, b attached_late, a(t time, b counting) history oldest first, u group (0:
  *              none), i pidfd (-1 where the fork watch reports exits), t thread_ino, t attached_ns,
- *              ai counters, t t the counters' enabled and running times at the last reset)
+ *              aai counters (one group a set), a(t t) each set's enabled and running times at its
+ *              last reset)
  *   SYSTEM    (i owner_pid, u owner_uid, PROGRAM, b counting, b proctree, ai tree, i owner_pidfd,
- *              a(u cpu, b counted, ax kept, aax bases (one per group: its raw counts and times at the
- *              last reset), aai groups) cpus, t cgroup_id (0: none),
+ *              a(u cpu, b counted, ax kept (the sets' one after the other), aax bases (one per
+ *              group: its raw counts and times at the last reset), aai groups (target-major, set k
+ *              of target i at i * n_sets + k)) cpus, t cgroup_id (0: none),
  *              ay cgroup_path)
  *   FORKWATCH (b enabled, a(u cpu, i fd))
  *
@@ -34,9 +38,9 @@
 /* The next one: a thread's pidfd (PIDFD_THREAD), not its process's. */
 #define HANDOVER_KEY_THREAD (UINT64_C(1) << 62)
 
-#define HANDOVER_PROGRAM "(uai)"
+#define HANDOVER_PROGRAM "(uuba(uai))"
 #define HANDOVER_GROUP "(uiuu" HANDOVER_PROGRAM "bbbuaxa(iiayax)uui)"
-#define HANDOVER_CONTEXT "(iiuuiayi" HANDOVER_PROGRAM "bbba(tb)uittaitt)"
+#define HANDOVER_CONTEXT "(iiuuiayi" HANDOVER_PROGRAM "bbba(tb)uittaaia(tt))"
 #define HANDOVER_SYSTEM "(iu" HANDOVER_PROGRAM "bbaiia(ubaxaaxaai)tay)"
 #define HANDOVER_FORKWATCH "(ba(ui))"
 #define HANDOVER_TYPE "(uasutttaiata" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM HANDOVER_FORKWATCH ")"

@@ -17,7 +17,7 @@
 
 /* Bumped whenever HANDOVER_TYPE changes: a new image refuses a blob of another version (its
  * contexts are then lost, and clients get PM_ERESTARTED, as after a crash). */
-#define HANDOVER_VERSION 3
+#define HANDOVER_VERSION 4
 #define HANDOVER_MAX_PREDECESSORS 16
 
 typedef struct Handover {

@@ -73,7 +73,7 @@ static int attach_inheritance(Manager *m, const Inheritance *in, pid_t pid, pid_
                 .program = in->program,
                 .group = in->group,
                 .counting = in->counting,
-                .local = !in->group,            /* the new thread is its own client */
+                .local = !in->group && !program_multi_set(in->program),  /* the new thread is its own client */
         };
         Context *c;
         int r;

@@ -230,6 +230,7 @@ static int run(void) {
         }
         m->max_contexts_per_uid = config.max_contexts_per_uid;
         m->max_contexts = config.max_contexts;
+        m->max_sets = config.max_sets;
         m->policy = config.access;
         if (config.access.user_mode.n + config.access.kernel_mode.n + config.access.only.n > 0)
                 log_info("Access: %zu UserModeGroups, %zu KernelModeGroups, %zu OnlyGroups (pmapid --check-config "

@@ -56,6 +56,7 @@ int manager_new(sd_event *event, const CounterBackend *backend, EventTable *even
         m->events = events;
         m->max_contexts_per_uid = manager_default_max_contexts_per_uid();
         m->max_contexts = manager_default_max_contexts();
+        m->max_sets = CONFIG_DEFAULT_MAX_SETS;
         m->fd_budget = manager_fd_budget();
         m->self_pid = getpid();
         m->next_group_id = 1;
@@ -135,7 +136,7 @@ static void release_group_if_empty(Manager *m, Group *g) {
 /* The fds a context holds: one per counter, its pidfd if it keeps one, the private leader and the
  * local page of a thread that reads in process. */
 static unsigned context_fds(const Context *c) {
-        return (unsigned) c->encoding.n_events + (c->pidfd >= 0) + c->private_leader;
+        return (unsigned) context_n_events(c) + (c->pidfd >= 0) + c->private_leader;
 }
 
 void manager_close_local(Manager *m) {
@@ -401,15 +402,13 @@ void manager_note_grant(Manager *m, const Caller *caller) {
 int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int pidfd, Context **ret) {
         Program initial = *spec->program;
         uint64_t attached_ns = now_monotonic_ns();
-        ProgramEncoding encoding;
         Context *c = NULL;
         int r;
 
         if (spec->owner_uid != 0 && uid_count(m, spec->owner_uid) >= m->max_contexts_per_uid)
                 return -EDQUOT;
-        program_encode(spec->program, m->events, &encoding);
         if (manager_n_contexts(m) >= m->max_contexts ||
-            m->fds_used + encoding.n_events + (exits_from_watch(m) ? 0 : 1) + spec->local > m->fd_budget)
+            m->fds_used + program_n_events(spec->program) + (exits_from_watch(m) ? 0 : 1) + spec->local > m->fd_budget)
                 return -ENFILE;
         /* Watching exits before the thread is checked alive below: an exit after that check is seen. */
         if (exits_from_watch(m))
@@ -521,7 +520,9 @@ int manager_set_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, 
                 .origin = CONTEXT_SET_PROGRAM,
                 .program = program,
                 .counting = program_counts_on_start(program),
-                .local = pid == caller->pid,    /* its own process: the thread may read it in process */
+                /* Its own process: the thread may read it in process (one set: a multi-set context is
+                 * read through pmapid). */
+                .local = pid == caller->pid && !program_multi_set(program),
         };
         r = manager_attach(m, &spec, pid, tid, pidfd, NULL);
         if (r < 0)

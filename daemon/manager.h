@@ -52,6 +52,7 @@ typedef struct Manager {
         ForkWatch *fork_watch;          /* NULL when not watching (unit tests, or the kernel refused) */
         unsigned max_contexts_per_uid;  /* for every uid but root's */
         unsigned max_contexts;          /* all users together (root included) */
+        unsigned max_sets;              /* of a multiplexed program (config.h MaxSets) */
         unsigned fd_budget;             /* the fds contexts may hold together (MANAGER_FDS_RESERVED) */
         unsigned fds_used;              /* what they hold now */
         pid_t self_pid;                 /* pmapid's own threads are never targets */

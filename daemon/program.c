@@ -50,16 +50,72 @@ static ProgramError program_check(const Program *p, const EventTable *t, uint32_
         return n_used > 0 ? PROGRAM_OK : PROGRAM_NO_EVENTS;
 }
 
+size_t program_n_sets(const Program *p) {
+        return p->n_sets <= 1 ? 1 : p->n_sets < PM_MX_MAX_SETS ? p->n_sets : PM_MX_MAX_SETS;
+}
+
+bool program_multi_set(const Program *p) {
+        return program_n_sets(p) > 1;
+}
+
+size_t program_n_events(const Program *p) {
+        size_t n = 0;
+
+        for (size_t k = 0; k < program_n_sets(p); k++)
+                for (int c = 0; c < MAX_COUNTERS; c++)
+                        n += p->sets[k].events[c] != COUNT_NOTHING;
+        return n;
+}
+
+Program program_set(const Program *p, size_t k) {
+        Program r = {};
+
+        r.sets[0] = p->sets[k < program_n_sets(p) ? k : 0];
+        return r;
+}
+
+ProgramError program_check_sets(const Program *p, size_t max_sets) {
+        const uint32_t agree = p->multi_mode ? (uint32_t) (PM_PROCTREE | PM_COUNT) : UINT32_MAX;
+
+        if (p->n_sets <= 1 && p->slice_ms == 0 && !p->multi_mode)
+                return PROGRAM_OK;      /* a pm_prog_t */
+        if (p->n_sets < 1 || p->n_sets > max_sets || p->n_sets > PM_MX_MAX_SETS)
+                return PROGRAM_BAD_SETS;
+        if (p->slice_ms < PM_MX_SLICE_MIN || p->slice_ms > PM_MX_SLICE_MAX)
+                return PROGRAM_BAD_SLICE;
+        for (size_t k = 1; k < p->n_sets; k++)
+                if ((p->sets[k].mode & agree) != (p->sets[0].mode & agree))
+                        return PROGRAM_SET_MODES_DISAGREE;
+        return PROGRAM_OK;
+}
+
+/* Every set by the scope's rules; the first error wins, naming set * MAX_COUNTERS + counter. */
+static ProgramError program_check_each(const Program *p, const EventTable *t, uint32_t allowed_bits,
+                                       uint32_t conflicts_with_proctree, int *ret_counter) {
+        for (size_t k = 0; k < program_n_sets(p); k++) {
+                Program one = program_set(p, k);
+                int counter = 0;
+                ProgramError e = program_check(&one, t, allowed_bits, conflicts_with_proctree, &counter);
+
+                if (e != PROGRAM_OK) {
+                        if (ret_counter)
+                                *ret_counter = (int) k * MAX_COUNTERS + counter;
+                        return e;
+                }
+        }
+        return PROGRAM_OK;
+}
+
 ProgramError program_check_thread(const Program *p, const EventTable *t, int *ret_counter) {
-        return program_check(p, t, MODE_THREAD_BITS, 0, ret_counter);
+        return program_check_each(p, t, MODE_THREAD_BITS, 0, ret_counter);
 }
 
 ProgramError program_check_group(const Program *p, const EventTable *t, int *ret_counter) {
-        return program_check(p, t, MODE_THREAD_BITS, PM_PROCESS, ret_counter);
+        return program_check_each(p, t, MODE_THREAD_BITS, PM_PROCESS, ret_counter);
 }
 
 ProgramError program_check_system(const Program *p, const EventTable *t, int *ret_counter) {
-        return program_check(p, t, MODE_SYSTEM_BITS, 0, ret_counter);
+        return program_check_each(p, t, MODE_SYSTEM_BITS, 0, ret_counter);
 }
 
 bool program_proctree(const Program *p) {
@@ -71,7 +127,10 @@ bool program_inherits(const Program *p) {
 }
 
 bool program_counts_kernel(const Program *p) {
-        return p->mode & PM_KERNEL;
+        for (size_t k = 0; k < program_n_sets(p); k++)
+                if (p->sets[k].mode & PM_KERNEL)
+                        return true;
+        return false;
 }
 
 bool program_counts_on_start(const Program *p) {
@@ -81,19 +140,21 @@ bool program_counts_on_start(const Program *p) {
 Program program_with_count(const Program *p, bool counting) {
         Program r = *p;
 
-        r.mode = counting ? (r.mode | PM_COUNT) : (r.mode & ~(uint32_t) PM_COUNT);
+        for (size_t k = 0; k < program_n_sets(p); k++)
+                r.sets[k].mode = counting ? (r.sets[k].mode | PM_COUNT) : (r.sets[k].mode & ~(uint32_t) PM_COUNT);
         return r;
 }
 
 bool program_owner_may_count_kernel(const Program *p, const EventTable *t) {
-        for (int c = 0; c < MAX_COUNTERS; c++) {
-                const Event *e;
-                if (p->events[c] == COUNT_NOTHING)
-                        continue;
-                e = event_table_find(t, p->events[c]);
-                if (!e || !e->owner_may_count_kernel)
-                        return false;
-        }
+        for (size_t k = 0; k < program_n_sets(p); k++)
+                for (int c = 0; c < MAX_COUNTERS; c++) {
+                        const Event *e;
+                        if (p->sets[k].events[c] == COUNT_NOTHING)
+                                continue;
+                        e = event_table_find(t, p->sets[k].events[c]);
+                        if (!e || !e->owner_may_count_kernel)
+                                return false;
+                }
         return true;
 }
 

@@ -42,24 +42,25 @@ static int switch_cpu(SystemContext *s, SystemCpu *c, bool on) {
 
 /* Group i's raw counts and times, in the layout of its base (accounting.h's slots). */
 static int read_raw(SystemContext *s, SystemCpu *c, size_t i, AcctVector ret) {
+        const ProgramEncoding *enc = &s->encoding[i % s->n_sets];
         uint64_t values[MAX_COUNTERS];
         CounterTimes t;
         int r;
 
-        r = s->backend->read(c->groups[i], values, s->encoding.n_events, &t);
+        r = s->backend->read(c->groups[i], values, enc->n_events, &t);
         if (r < 0)
                 return r;
-        program_spread_values(&s->encoding, values, ret);
+        program_spread_values(enc, values, ret);
         ret[ACCT_ENABLED] = (int64_t) t.enabled_ns;
         ret[ACCT_RUNNING] = (int64_t) t.running_ns;
         return 0;
 }
 
-/* The sum of the CPU's open groups since the last reset, in counter order: each group's counts
- * since its base, scaled by its own times since then. */
-static int read_live(SystemContext *s, SystemCpu *c, AcctVector ret) {
+/* The sum of the CPU's open groups of one set since the last reset, in counter order: each group's
+ * counts since its base, scaled by its own times since then (a multi-set program's never). */
+static int read_live(SystemContext *s, SystemCpu *c, size_t set, AcctVector ret) {
         memset(ret, 0, sizeof(AcctVector));
-        for (size_t i = 0; i < c->n_groups; i++) {
+        for (size_t i = set; i < c->n_groups; i += s->n_sets) {
                 int64_t counts[MAX_COUNTERS];
                 AcctVector raw, v;
                 int r;
@@ -75,8 +76,9 @@ static int read_live(SystemContext *s, SystemCpu *c, AcctVector ret) {
                         raw[ACCT_ENABLED] = raw[ACCT_RUNNING];
                         c->bases[i][ACCT_ENABLED] = c->bases[i][ACCT_RUNNING];
                 }
-                acct_from_counts(v, counts, (uint64_t) raw[ACCT_ENABLED], (uint64_t) raw[ACCT_RUNNING],
-                                 (uint64_t) c->bases[i][ACCT_ENABLED], (uint64_t) c->bases[i][ACCT_RUNNING]);
+                (s->n_sets > 1 ? acct_raw_from_counts : acct_from_counts)(
+                        v, counts, (uint64_t) raw[ACCT_ENABLED], (uint64_t) raw[ACCT_RUNNING],
+                        (uint64_t) c->bases[i][ACCT_ENABLED], (uint64_t) c->bases[i][ACCT_RUNNING]);
                 for (int k = 0; k < ACCT_SLOTS; k++)
                         ret[k] += v[k];
         }
@@ -100,8 +102,8 @@ int system_cpu_online(SystemContext *s, unsigned cpu) {
         if (s->cgroup_id && system_cgroup_removed(s))
                 return -ENODEV;                 /* nothing can run in it any more */
         n_targets = s->tree ? s->n_tree : 1;
-        c->groups = calloc(n_targets, sizeof(CounterGroup *));
-        c->bases = calloc(n_targets, sizeof(AcctVector));          /* new counters start at zero */
+        c->groups = calloc(n_targets * s->n_sets, sizeof(CounterGroup *));
+        c->bases = calloc(n_targets * s->n_sets, sizeof(AcctVector));     /* new counters start at zero */
         if (!c->groups || !c->bases) {
                 close_cpu_groups(s, c);
                 return -ENOMEM;
@@ -113,14 +115,25 @@ int system_cpu_online(SystemContext *s, unsigned cpu) {
                         .inherit = s->tree != NULL,
                         .cgroup_fd = s->cgroup_fd,
                 };
-                r = s->backend->open(&t, s->encoding.attrs, s->encoding.n_events, &c->groups[c->n_groups]);
-                if (r == -ESRCH && s->tree)
-                        continue;               /* that thread has exited: nothing of it to count */
+                size_t first = c->n_groups;
+
+                r = 0;
+                for (size_t k = 0; r >= 0 && k < s->n_sets; k++) {
+                        r = s->backend->open(&t, s->encoding[k].attrs, s->encoding[k].n_events,
+                                             &c->groups[c->n_groups]);
+                        if (r >= 0)
+                                c->n_groups++;
+                }
+                if (r == -ESRCH && s->tree) {
+                        /* That thread has exited: nothing of it to count, in any set. */
+                        while (c->n_groups > first)
+                                s->backend->close(c->groups[--c->n_groups]);
+                        continue;
+                }
                 if (r == -ENOENT && s->cgroup_id && system_cgroup_removed(s))
                         r = -ENODEV;
                 if (r < 0)
                         goto fail;
-                c->n_groups++;
         }
         r = switch_cpu(s, c, s->counting);
         if (r < 0)
@@ -143,11 +156,13 @@ int system_cpu_offline(SystemContext *s, unsigned cpu) {
         if (!c->groups)
                 return 0;
         /* A counter of an offline CPU still reads the count it stopped at. */
-        r = read_live(s, c, last);
-        if (r < 0)
-                return r;
-        for (int k = 0; k < ACCT_SLOTS; k++)
-                c->kept[k] += last[k];
+        for (size_t set = 0; set < s->n_sets; set++) {
+                r = read_live(s, c, set, last);
+                if (r < 0)
+                        return r;
+                for (int k = 0; k < ACCT_SLOTS; k++)
+                        c->kept[set][k] += last[k];
+        }
         close_cpu_groups(s, c);
         return 0;
 }
@@ -173,7 +188,11 @@ static int system_create(const CounterBackend *backend, const EventTable *events
         s->program = *program;
         s->backend = backend;
         s->counting = program_counts_on_start(program);
-        program_encode(program, events, &s->encoding);
+        s->n_sets = program_n_sets(program);
+        for (size_t k = 0; k < s->n_sets; k++) {
+                Program one = program_set(program, k);
+                program_encode(&one, events, &s->encoding[k]);
+        }
         if (tree) {
                 s->tree = calloc(n_tree ? n_tree : 1, sizeof(pid_t));
                 if (!s->tree)
@@ -252,27 +271,33 @@ int system_reset(SystemContext *s) {
                         if (r < 0)
                                 return r;
                 }
-                memset(c->kept, 0, sizeof(AcctVector));
+                memset(c->kept, 0, sizeof(c->kept));
         }
         return 0;
 }
 
-int system_read_cpu(SystemContext *s, unsigned cpu, AcctVector ret) {
+int system_read_cpu_set(SystemContext *s, unsigned cpu, size_t set, AcctVector ret) {
         SystemCpu *c;
         int r;
 
         if (cpu >= s->n_cpus || !s->cpus[cpu].counted)
                 return -ENXIO;
+        if (set >= s->n_sets)
+                return -EINVAL;
         c = &s->cpus[cpu];
-        r = read_live(s, c, ret);
+        r = read_live(s, c, set, ret);
         if (r < 0)
                 return r;
         for (int k = 0; k < ACCT_SLOTS; k++)
-                ret[k] += c->kept[k];
+                ret[k] += c->kept[set][k];
         return 0;
 }
 
-int system_read(SystemContext *s, AcctVector ret) {
+int system_read_cpu(SystemContext *s, unsigned cpu, AcctVector ret) {
+        return system_read_cpu_set(s, cpu, 0, ret);
+}
+
+int system_read_set(SystemContext *s, size_t set, AcctVector ret) {
         memset(ret, 0, sizeof(AcctVector));
         for (size_t i = 0; i < s->n_cpus; i++) {
                 AcctVector v;
@@ -280,13 +305,17 @@ int system_read(SystemContext *s, AcctVector ret) {
 
                 if (!s->cpus[i].counted)
                         continue;
-                r = system_read_cpu(s, (unsigned) i, v);
+                r = system_read_cpu_set(s, (unsigned) i, set, v);
                 if (r < 0)
                         return r;
                 for (int k = 0; k < ACCT_SLOTS; k++)
                         ret[k] += v[k];
         }
         return 0;
+}
+
+int system_read(SystemContext *s, AcctVector ret) {
+        return system_read_set(s, 0, ret);
 }
 
 Program system_get_program(const SystemContext *s) {

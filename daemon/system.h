@@ -21,9 +21,12 @@ typedef struct SystemCpu {
         struct SystemContext *system;   /* back pointers, for the CPU's D-Bus object */
         unsigned cpu;
         bool counted;                   /* online at some time since the program was set */
-        CounterGroup **groups;          /* open while the CPU is online: 1, or one per tree thread */
+        CounterGroup **groups;          /* open while the CPU is online: one per event set, or with a
+                                         * tree one per (tree thread, set): set k of target i is
+                                         * groups[i * n_sets + k] */
         size_t n_groups;
-        AcctVector kept;                /* what counters closed at an offline left, since the last reset */
+        AcctVector kept[PM_MX_MAX_SETS];        /* per set: what counters closed at an offline left,
+                                                 * since the last reset */
         AcctVector *bases;              /* per open group: its raw counts and times at the last reset
                                          * (zero for counters opened since): reads scale what came
                                          * since, never an older estimate */
@@ -33,7 +36,8 @@ typedef struct SystemContext {
         pid_t owner_pid;
         uid_t owner_uid;
         Program program;
-        ProgramEncoding encoding;
+        size_t n_sets;                  /* of program: each set one group per target and CPU */
+        ProgramEncoding encoding[PM_MX_MAX_SETS];
         bool counting;
         pid_t *tree;                    /* PM_PROCTREE: the threads counted with inherit; else NULL */
         size_t n_tree;
@@ -67,13 +71,16 @@ bool system_cgroup_removed(SystemContext *s);
 int system_start(SystemContext *s);     /* idempotent */
 int system_stop(SystemContext *s);      /* idempotent */
 int system_reset(SystemContext *s);
-/* Counts of one CPU since the program was set (or the last reset): -ENXIO if never counted. */
+/* Counts of one CPU since the program was set (or the last reset): -ENXIO if never counted. Set
+ * 0's; system_read_cpu_set() any set's (a multi-set program's raw, as AIX's _mx gives them). */
 int system_read_cpu(SystemContext *s, unsigned cpu, AcctVector ret);
+int system_read_cpu_set(SystemContext *s, unsigned cpu, size_t set, AcctVector ret);
 /* The CPU number that id names: itself when logical, else the id-th CPU online now in CPU number
  * order (AIX's cpuid: numbers shift with hotplug). -ENXIO if none. */
 int system_cpu_by_id(const SystemContext *s, uint32_t id, bool logical, unsigned *ret);
-/* The sum over every CPU counted. */
+/* The sum over every CPU counted, of set 0 or of any set. */
 int system_read(SystemContext *s, AcctVector ret);
+int system_read_set(SystemContext *s, size_t set, AcctVector ret);
 Program system_get_program(const SystemContext *s);
 
 /* Hotplug: cpu went offline (its counters stop; their last counts are kept) or came online (new

@@ -260,6 +260,47 @@ typedef struct {
         long       reserved;
 } pm_data_t;
 
+/* Multiplexing (_mx) and multi-mode (_mm): several event sets on one context (pm_set_program_mx(3)).
+ * Each set is one perf group; the kernel rotates the groups that do not fit on the PMU together
+ * (at the PMU's perf_event_mux_interval_ms), and every set that fits counts all the time. Per set:
+ * raw counts, the time it counted (accu_time) and the time it was switched on (accu_purr); the
+ * estimate of a count over the whole time is accu_data * accu_purr / accu_time. */
+#define PM_MX_SLICE_MIN     10                  /* ms */
+#define PM_MX_SLICE_MAX     30000               /* ms */
+#define PM_MX_MAX_SETS      16                  /* Linux: pmapid's [Limits] MaxSets= (default 8) may lower it */
+
+typedef int          pm_events_prog_t[MAX_COUNTERS];
+typedef unsigned int pm_mmcrs_prog_t[MAX_COUNTERS];
+
+typedef struct {
+        pm_mode_t         mode;                 /* one mode for every set */
+        int               slice_duration;       /* ms per set: PM_MX_SLICE_MIN .. PM_MX_SLICE_MAX */
+        int               nb_events_prog;       /* number of sets: 1 .. PM_MX_MAX_SETS */
+        pm_events_prog_t *events_set;           /* [nb_events_prog]; get_program allocates it, the
+                                                   caller frees it */
+} pm_prog_mx_t;
+
+typedef struct {
+        int        slice_duration;
+        int        nb_set_prog;
+        pm_prog_t *prog_set;                    /* one pm_prog_t (with its own mode) per set; the
+                                                   proctree and count bits must agree across sets */
+} pm_prog_mm_t;
+
+typedef struct {
+        timebasestruct_t accu_time;             /* the time this set counted (perf's time running) */
+        timebasestruct_t accu_purr;             /* Linux: the time it was switched on (time enabled) */
+        timebasestruct_t accu_spurr;            /* Linux: 0 (no SPURR) */
+        long long        accu_data[MAX_COUNTERS];       /* raw counts, not scaled */
+} pm_accu_mx_t;
+
+typedef struct {
+        pm_ginfo_t    ginfo;                    /* meaningful only for group reads */
+        int           nb_accu_mx;               /* number of sets returned */
+        int           nb_mx_round;              /* rounds over all sets: time enabled / (slice * sets) */
+        pm_accu_mx_t *accu_set;                 /* [nb_accu_mx], allocated by the library; caller frees */
+} pm_data_mx_t;
+
 /* Error codes: positive, returned by every call, explained by pm_error(). 59 and 85 keep the
  * values AIX code in the wild tests for; 13 is left unused because old PAPI code reads it as
  * "context exists". */
@@ -306,6 +347,10 @@ typedef struct {
 #define PM_ECGROUPACCESS   36   /* neither root nor its delegated owner, or it holds a process the
                                    caller may not trace */
 #define PM_ENOCGROUPV2     37   /* no cgroup v2 hierarchy is mounted */
+/* Multiplexing (the _mx and _mm calls, pm_set_program_mx(3)). */
+#define PM_EMXSLICE        38   /* slice_duration outside PM_MX_SLICE_MIN .. PM_MX_SLICE_MAX ms */
+#define PM_EMXSETS         39   /* no set, more than pmapid's maximum, or a NULL set array */
+#define PM_EMXMODE         40   /* _mm: the sets disagree on the proctree or count bit */
 #define PM_EEXIST          59   /* the thread already has a context */
 #define PM_ENOTSTARTED     85   /* counting was never started (reserved: stop is idempotent) */
 
@@ -445,6 +490,62 @@ int pm_reset_data_pgroup(pid_t pid, tid_t tid, ptid_t ptid);
 int pm_get_data_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data);
 int pm_get_tdata_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data, timebasestruct_t *time);
 int pm_get_Tdata_pgroup(pid_t pid, tid_t tid, ptid_t ptid, pm_data_t *data, pm_accu_time_t *times);
+
+/* Multiplexing and multi-mode, in every scope (pm_set_program_mx(3), pm_get_data_mx(3)). A plain
+ * get_program/get_data of a multi-set context reports its first set; a get_program_mx of a
+ * single-set context reports one set with slice_duration 0. */
+int pm_set_program_mx(pm_prog_mx_t *prog);
+int pm_set_program_mm(pm_prog_mm_t *prog);
+int pm_get_program_mx(pm_prog_mx_t *prog);
+int pm_get_program_mm(pm_prog_mm_t *prog);
+int pm_get_data_mx(pm_data_mx_t *data);
+int pm_get_tdata_mx(pm_data_mx_t *data, timebasestruct_t *time);
+int pm_get_data_cpu_mx(int cpuid, pm_data_mx_t *data);
+int pm_get_tdata_cpu_mx(int cpuid, pm_data_mx_t *data, timebasestruct_t *time);
+int pm_get_data_lcpu_mx(int lcpuid, pm_data_mx_t *data);
+int pm_get_tdata_lcpu_mx(int lcpuid, pm_data_mx_t *data, timebasestruct_t *time);
+
+int pm_set_program_mythread_mx(pm_prog_mx_t *prog);
+int pm_set_program_mythread_mm(pm_prog_mm_t *prog);
+int pm_get_program_mythread_mx(pm_prog_mx_t *prog);
+int pm_get_program_mythread_mm(pm_prog_mm_t *prog);
+int pm_get_data_mythread_mx(pm_data_mx_t *data);
+int pm_get_tdata_mythread_mx(pm_data_mx_t *data, timebasestruct_t *time);
+
+int pm_set_program_mygroup_mx(pm_prog_mx_t *prog);
+int pm_set_program_mygroup_mm(pm_prog_mm_t *prog);
+int pm_get_program_mygroup_mx(pm_prog_mx_t *prog);
+int pm_get_program_mygroup_mm(pm_prog_mm_t *prog);
+int pm_get_data_mygroup_mx(pm_data_mx_t *data);
+int pm_get_tdata_mygroup_mx(pm_data_mx_t *data, timebasestruct_t *time);
+
+int pm_set_program_thread_mx(pid_t pid, tid_t tid, pm_prog_mx_t *prog);
+int pm_set_program_thread_mm(pid_t pid, tid_t tid, pm_prog_mm_t *prog);
+int pm_get_program_thread_mx(pid_t pid, tid_t tid, pm_prog_mx_t *prog);
+int pm_get_program_thread_mm(pid_t pid, tid_t tid, pm_prog_mm_t *prog);
+int pm_get_data_thread_mx(pid_t pid, tid_t tid, pm_data_mx_t *data);
+int pm_get_tdata_thread_mx(pid_t pid, tid_t tid, pm_data_mx_t *data, timebasestruct_t *time);
+
+int pm_set_program_group_mx(pid_t pid, tid_t tid, pm_prog_mx_t *prog);
+int pm_set_program_group_mm(pid_t pid, tid_t tid, pm_prog_mm_t *prog);
+int pm_get_program_group_mx(pid_t pid, tid_t tid, pm_prog_mx_t *prog);
+int pm_get_program_group_mm(pid_t pid, tid_t tid, pm_prog_mm_t *prog);
+int pm_get_data_group_mx(pid_t pid, tid_t tid, pm_data_mx_t *data);
+int pm_get_tdata_group_mx(pid_t pid, tid_t tid, pm_data_mx_t *data, timebasestruct_t *time);
+
+int pm_set_program_pthread_mx(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_mx_t *prog);
+int pm_set_program_pthread_mm(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_mm_t *prog);
+int pm_get_program_pthread_mx(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_mx_t *prog);
+int pm_get_program_pthread_mm(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_mm_t *prog);
+int pm_get_data_pthread_mx(pid_t pid, tid_t tid, ptid_t ptid, pm_data_mx_t *data);
+int pm_get_tdata_pthread_mx(pid_t pid, tid_t tid, ptid_t ptid, pm_data_mx_t *data, timebasestruct_t *time);
+
+int pm_set_program_pgroup_mx(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_mx_t *prog);
+int pm_set_program_pgroup_mm(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_mm_t *prog);
+int pm_get_program_pgroup_mx(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_mx_t *prog);
+int pm_get_program_pgroup_mm(pid_t pid, tid_t tid, ptid_t ptid, pm_prog_mm_t *prog);
+int pm_get_data_pgroup_mx(pid_t pid, tid_t tid, ptid_t ptid, pm_data_mx_t *data);
+int pm_get_tdata_pgroup_mx(pid_t pid, tid_t tid, ptid_t ptid, pm_data_mx_t *data, timebasestruct_t *time);
 
 #ifdef __cplusplus
 }

@@ -49,3 +49,7 @@
 #define PMAPI_ERROR_NOT_A_CGROUP        PMAPI_ERROR_PREFIX "NotACgroup"
 #define PMAPI_ERROR_CGROUP_ACCESS       PMAPI_ERROR_PREFIX "CgroupAccess"
 #define PMAPI_ERROR_NO_CGROUP_HIERARCHY PMAPI_ERROR_PREFIX "NoCgroupHierarchy"
+/* Multiplexing (the Mx methods). */
+#define PMAPI_ERROR_BAD_SLICE           PMAPI_ERROR_PREFIX "BadSlice"
+#define PMAPI_ERROR_BAD_SETS            PMAPI_ERROR_PREFIX "BadSets"
+#define PMAPI_ERROR_SET_MODES_DISAGREE  PMAPI_ERROR_PREFIX "SetModesDisagree"

@@ -170,7 +170,7 @@ static void test_system_context_crosses_with_its_offsets(void **state) {
         counter_fake_count(s->cpus[1].groups[0], 0, 70);
         assert_int_equal(system_reset(s), 0);
         counter_fake_count(s->cpus[1].groups[0], 0, 5);
-        s->cpus[0].kept[0] = 1;
+        s->cpus[0].kept[0][0] = 1;
         assert_int_equal(system_owners_add(a->systems, s), 0);
         assert_int_equal(system_read(s, before), 0);
 

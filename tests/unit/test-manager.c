@@ -604,7 +604,7 @@ static void test_lookup_of_exited_member_keeps_its_counts_in_the_group(void **st
         assert_int_equal(g->n_members, 2);              /* dead members still count */
         assert_int_equal(g->n_live, 1);
         assert_ptr_equal(g->live[0], main_ctx);
-        assert_int_equal(g->retained[0], 40);
+        assert_int_equal(g->retained[0][0], 40);
         assert_int_equal(group_value(g), 42);
         work(main_ctx, 1);
         assert_int_equal(group_value(g), 43);

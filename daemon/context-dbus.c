@@ -10,6 +10,7 @@
 #include "bus-names.h"
 #include "context-dbus.h"
 #include "macro.h"
+#include "sets-dbus.h"
 
 bool caller_may_see(const Caller *caller, uid_t owner_uid, uid_t target_uid) {
         return caller->euid == 0 || caller->euid == owner_uid || caller->euid == target_uid;
@@ -168,6 +169,23 @@ static int property_get_origin(sd_bus *bus, const char *path, const char *interf
         return sd_bus_message_append(reply, "s", context_origin_to_string(c->origin));
 }
 
+/* The event sets of a multiplexed program (one for a pm_prog_t), its slice, and each set's times. */
+static int property_get_sets(sd_bus *bus, const char *path, const char *interface, const char *property,
+                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Context *c = userdata;
+        Program p = context_get_program(c);
+        SetSource src = { set_source_read_context, c, 0 };
+        int r;
+
+        (void) bus, (void) path, (void) interface;
+        if (strcmp(property, "SliceMs") == 0)
+                return sd_bus_message_append(reply, "u", (uint32_t) p.slice_ms);
+        if (strcmp(property, "Sets") == 0)
+                return bus_append_program_sets(reply, &p);
+        r = bus_append_set_times(reply, &src, program_n_sets(&p));
+        return r < 0 ? sd_bus_error_set_errnof(error, r, "Reading the counters failed: %m") : r;
+}
+
 static const sd_bus_vtable thread_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("ProcessId", "i", NULL, offsetof(Context, pid), SD_BUS_VTABLE_PROPERTY_CONST),
@@ -183,6 +201,9 @@ static const sd_bus_vtable thread_vtable[] = {
         SD_BUS_PROPERTY("Group", "o", property_get_group, 0, 0),
         SD_BUS_PROPERTY("TimeEnabled", "t", property_get_times, 0, 0),
         SD_BUS_PROPERTY("TimeRunning", "t", property_get_times, 0, 0),
+        SD_BUS_PROPERTY("SliceMs", "u", property_get_sets, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Sets", "a(iai)", property_get_sets, 0, 0),
+        SD_BUS_PROPERTY("SetTimes", "a(tt)", property_get_sets, 0, 0),
         SD_BUS_VTABLE_END
 };
 

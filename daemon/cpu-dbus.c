@@ -13,6 +13,7 @@
 #include "context-dbus.h"
 #include "cpu-dbus.h"
 #include "macro.h"
+#include "sets-dbus.h"
 
 static bool visible(sd_bus *bus, Manager *m, const SystemContext *s) {
         return s && bus_current_caller_may_see(bus, m, s->owner_uid, s->owner_uid);
@@ -164,6 +165,23 @@ static int property_get_events(sd_bus *bus, const char *path, const char *interf
         return sd_bus_message_append_array(reply, 'i', s->program.events, sizeof(s->program.events));
 }
 
+/* The event sets of a multiplexed program (one for a pm_prog_t), its slice, and each set's times. */
+static int property_get_sets(sd_bus *bus, const char *path, const char *interface, const char *property,
+                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        SystemCpu *c = userdata;
+        Program p = system_get_program(c->system);
+        SetSource src = { set_source_read_system_cpu, c->system, c->cpu };
+        int r;
+
+        (void) bus, (void) path, (void) interface;
+        if (strcmp(property, "SliceMs") == 0)
+                return sd_bus_message_append(reply, "u", (uint32_t) p.slice_ms);
+        if (strcmp(property, "Sets") == 0)
+                return bus_append_program_sets(reply, &p);
+        r = bus_append_set_times(reply, &src, program_n_sets(&p));
+        return r < 0 ? sd_bus_error_set_errnof(error, r, "Reading the counters failed: %m") : r;
+}
+
 static const sd_bus_vtable cpu_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Cpu", "u", property_get_scalar, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -178,6 +196,9 @@ static const sd_bus_vtable cpu_vtable[] = {
         SD_BUS_PROPERTY("Data", "ax", property_get_data, 0, 0),
         SD_BUS_PROPERTY("TimeEnabled", "t", property_get_data, 0, 0),
         SD_BUS_PROPERTY("TimeRunning", "t", property_get_data, 0, 0),
+        SD_BUS_PROPERTY("SliceMs", "u", property_get_sets, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Sets", "a(iai)", property_get_sets, 0, 0),
+        SD_BUS_PROPERTY("SetTimes", "a(tt)", property_get_sets, 0, 0),
         SD_BUS_VTABLE_END
 };
 

@@ -9,6 +9,7 @@
 #include "context-dbus.h"
 #include "group-dbus.h"
 #include "macro.h"
+#include "sets-dbus.h"
 
 static int group_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
                       void **found, sd_bus_error *error) {
@@ -129,6 +130,23 @@ static int property_get_times(sd_bus *bus, const char *path, const char *interfa
         return bus_append_time(reply, property, accu);
 }
 
+/* The event sets of a multiplexed program (one for a pm_prog_t), its slice, and each set's times. */
+static int property_get_sets(sd_bus *bus, const char *path, const char *interface, const char *property,
+                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Group *g = userdata;
+        Program p = group_get_program(g);
+        SetSource src = { set_source_read_group, g, 0 };
+        int r;
+
+        (void) bus, (void) path, (void) interface;
+        if (strcmp(property, "SliceMs") == 0)
+                return sd_bus_message_append(reply, "u", (uint32_t) p.slice_ms);
+        if (strcmp(property, "Sets") == 0)
+                return bus_append_program_sets(reply, &p);
+        r = bus_append_set_times(reply, &src, program_n_sets(&p));
+        return r < 0 ? sd_bus_error_set_errnof(error, r, "Reading the counters failed: %m") : r;
+}
+
 static const sd_bus_vtable group_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Id", "u", NULL, offsetof(Group, id), SD_BUS_VTABLE_PROPERTY_CONST),
@@ -145,6 +163,9 @@ static const sd_bus_vtable group_vtable[] = {
         SD_BUS_PROPERTY("EventNames", "as", property_get_event_names, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("TimeEnabled", "t", property_get_times, 0, 0),
         SD_BUS_PROPERTY("TimeRunning", "t", property_get_times, 0, 0),
+        SD_BUS_PROPERTY("SliceMs", "u", property_get_sets, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Sets", "a(iai)", property_get_sets, 0, 0),
+        SD_BUS_PROPERTY("SetTimes", "a(tt)", property_get_sets, 0, 0),
         SD_BUS_VTABLE_END
 };
 

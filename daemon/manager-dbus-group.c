@@ -7,7 +7,7 @@
 #include "macro.h"
 #include "manager-dbus.h"
 
-int method_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+int manager_bus_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read) {
         Manager *manager = userdata;
         Program program;
         BusTarget t;
@@ -18,7 +18,9 @@ int method_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *er
         r = manager_bus_read_target(m, manager, error, &t);
         if (r < 0)
                 return r;
-        r = manager_bus_read_program(m, error, &program);
+        r = read(m, error, &program);
+        if (r >= 0)
+                r = manager_bus_check_sets(manager, error, &program);
         if (r < 0)
                 return r;
         pe = program_check_group(&program, manager->events, &counter);
@@ -30,9 +32,12 @@ int method_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *er
         return sd_bus_reply_method_return(m, NULL);
 }
 
-/* Finds the group of the thread named by the (pid, tid) arguments, if the caller may act on it. */
-static int message_group(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret_target,
-                         Context **ret_context, Group **ret_group) {
+int method_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return manager_bus_set_group_program(m, userdata, error, manager_bus_read_program);
+}
+
+int manager_bus_message_group(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret_target,
+                              Context **ret_context, Group **ret_group) {
         int r;
 
         r = manager_bus_read_target(m, manager, error, ret_target);
@@ -52,7 +57,7 @@ int method_get_group_program(sd_bus_message *m, void *userdata, sd_bus_error *er
         Program p;
         int r;
 
-        r = message_group(m, userdata, error, &t, &c, &g);
+        r = manager_bus_message_group(m, userdata, error, &t, &c, &g);
         if (r < 0)
                 return r;
         p = group_get_program(g);
@@ -65,7 +70,7 @@ int method_delete_group_program(sd_bus_message *m, void *userdata, sd_bus_error 
         Group *g;
         int r;
 
-        r = message_group(m, userdata, error, &t, &c, &g);
+        r = manager_bus_message_group(m, userdata, error, &t, &c, &g);
         if (r < 0)
                 return r;
         if (t.pid != t.caller.pid)
@@ -83,7 +88,7 @@ static int group_op(sd_bus_message *m, void *userdata, sd_bus_error *error, Grou
         Group *g;
         int r;
 
-        r = message_group(m, userdata, error, &t, &c, &g);
+        r = manager_bus_message_group(m, userdata, error, &t, &c, &g);
         if (r < 0)
                 return r;
         r = op(g, c);
@@ -116,7 +121,7 @@ int method_get_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error
         /* Threads created outside libpmapi just before this call are members by now. */
         if (manager->fork_watch)
                 fork_watch_flush(manager->fork_watch);
-        r = message_group(m, userdata, error, &t, &c, &g);
+        r = manager_bus_message_group(m, userdata, error, &t, &c, &g);
         if (r < 0)
                 return r;
         r = manager_check_read(manager, &t.caller, &g->program, g->owner_uid);

@@ -8,7 +8,7 @@
 #include "macro.h"
 #include "manager-dbus.h"
 
-static int system_error(sd_bus_error *error, Manager *m, int r) {
+int manager_bus_system_error(sd_bus_error *error, Manager *m, int r) {
         switch (r) {
         case -EEXIST:
                 return sd_bus_error_set(error, PMAPI_ERROR_CONTEXT_EXISTS,
@@ -68,10 +68,10 @@ static int fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, const 
         if (why && manager_log_budget(manager, caller->euid, more, sizeof(more)))
                 log_info("Refused %s to pid %d uid %u: %s%s.", method, (int) caller->pid, (unsigned) caller->euid,
                          why, more);
-        return system_error(error, manager, r);
+        return manager_bus_system_error(error, manager, r);
 }
 
-int method_set_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+int manager_bus_set_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read) {
         Manager *manager = userdata;
         Program program;
         Caller caller;
@@ -82,7 +82,9 @@ int method_set_system_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         r = manager_bus_caller(m, manager, error, &caller);
         if (r < 0)
                 return r;
-        r = manager_bus_read_program(m, error, &program);
+        r = read(m, error, &program);
+        if (r >= 0)
+                r = manager_bus_check_sets(manager, error, &program);
         if (r < 0)
                 return r;
         pe = program_check_system(&program, manager->events, &counter);
@@ -94,8 +96,11 @@ int method_set_system_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         return sd_bus_reply_method_return(m, NULL);
 }
 
-/* The system context of the calling process, or a D-Bus error. */
-static int message_system(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret) {
+int method_set_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return manager_bus_set_system_program(m, userdata, error, manager_bus_read_program);
+}
+
+int manager_bus_message_system(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret) {
         Caller caller;
         int r;
 
@@ -113,7 +118,7 @@ int method_get_system_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         Program p;
         int r;
 
-        r = message_system(m, userdata, error, &s);
+        r = manager_bus_message_system(m, userdata, error, &s);
         if (r < 0)
                 return r;
         p = system_get_program(s);
@@ -124,7 +129,7 @@ int method_delete_system_program(sd_bus_message *m, void *userdata, sd_bus_error
         SystemContext *s;
         int r;
 
-        r = message_system(m, userdata, error, &s);
+        r = manager_bus_message_system(m, userdata, error, &s);
         if (r < 0)
                 return r;
         manager_delete_system(userdata, s->owner_pid);
@@ -137,12 +142,12 @@ static int system_op(sd_bus_message *m, void *userdata, sd_bus_error *error, Sys
         SystemContext *s;
         int r;
 
-        r = message_system(m, userdata, error, &s);
+        r = manager_bus_message_system(m, userdata, error, &s);
         if (r < 0)
                 return r;
         r = op(s);
         if (r < 0)
-                return system_error(error, userdata, r);
+                return manager_bus_system_error(error, userdata, r);
         return manager_bus_reply_done(m, stamped);
 }
 
@@ -163,12 +168,12 @@ int method_get_system_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
         AcctVector accu;
         int r;
 
-        r = message_system(m, userdata, error, &s);
+        r = manager_bus_message_system(m, userdata, error, &s);
         if (r < 0)
                 return r;
         r = system_read(s, accu);
         if (r < 0)
-                return system_error(error, userdata, r);
+                return manager_bus_system_error(error, userdata, r);
         return manager_bus_reply_data(m, accu, NULL, NULL);
 }
 
@@ -183,13 +188,13 @@ int method_get_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error) 
         r = sd_bus_message_read(m, "ub", &id, &logical);
         if (r < 0)
                 return r;
-        r = message_system(m, userdata, error, &s);
+        r = manager_bus_message_system(m, userdata, error, &s);
         if (r < 0)
                 return r;
         r = system_cpu_by_id(s, id, logical, &cpu);
         if (r >= 0)
                 r = system_read_cpu(s, cpu, accu);
         if (r < 0)
-                return system_error(error, userdata, r);
+                return manager_bus_system_error(error, userdata, r);
         return manager_bus_reply_data(m, accu, &cpu, NULL);
 }

@@ -166,7 +166,13 @@ int manager_bus_read_program(sd_bus_message *m, sd_bus_error *error, Program *re
         return 0;
 }
 
-static int method_set_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+int manager_bus_check_sets(Manager *manager, sd_bus_error *error, const Program *p) {
+        ProgramError pe = program_check_sets(p, manager->max_sets);
+
+        return pe == PROGRAM_OK ? 0 : bus_error_program(error, pe, 0);
+}
+
+int manager_bus_set_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read) {
         Manager *manager = userdata;
         Program program;
         BusTarget t;
@@ -177,7 +183,9 @@ static int method_set_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         r = manager_bus_read_target(m, manager, error, &t);
         if (r < 0)
                 return r;
-        r = manager_bus_read_program(m, error, &program);
+        r = read(m, error, &program);
+        if (r >= 0)
+                r = manager_bus_check_sets(manager, error, &program);
         if (r < 0)
                 return r;
         pe = program_check_thread(&program, manager->events, &counter);
@@ -189,9 +197,12 @@ static int method_set_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         return sd_bus_reply_method_return(m, NULL);
 }
 
-/* Finds the context named by the (pid, tid) arguments, if the caller may act on its thread. */
-static int message_context(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret_target,
-                           Context **ret) {
+static int method_set_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return manager_bus_set_program(m, userdata, error, manager_bus_read_program);
+}
+
+int manager_bus_message_context(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret_target,
+                                Context **ret) {
         int r;
 
         r = manager_bus_read_target(m, manager, error, ret_target);
@@ -256,7 +267,7 @@ static int method_get_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         Program p;
         int r;
 
-        r = message_context(m, userdata, error, &t, &c);
+        r = manager_bus_message_context(m, userdata, error, &t, &c);
         if (r < 0)
                 return r;
         p = context_get_program(c);
@@ -268,7 +279,7 @@ static int method_delete_program(sd_bus_message *m, void *userdata, sd_bus_error
         Context *c;
         int r;
 
-        r = message_context(m, userdata, error, &t, &c);
+        r = manager_bus_message_context(m, userdata, error, &t, &c);
         if (r < 0)
                 return r;
         if (t.pid != t.caller.pid)
@@ -287,7 +298,7 @@ static int context_op(sd_bus_message *m, void *userdata, sd_bus_error *error, Co
         Context *c;
         int r;
 
-        r = message_context(m, userdata, error, &t, &c);
+        r = manager_bus_message_context(m, userdata, error, &t, &c);
         if (r < 0)
                 return r;
         r = op(c);
@@ -315,7 +326,7 @@ static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
         Context *c;
         int r;
 
-        r = message_context(m, userdata, error, &t, &c);
+        r = manager_bus_message_context(m, userdata, error, &t, &c);
         if (r < 0)
                 return r;
         r = manager_check_read(userdata, &t.caller, &c->program, c->owner_uid);
@@ -447,6 +458,37 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("OpenLocal", SD_BUS_ARGS("i", pid, "i", tid),
                                 SD_BUS_RESULT("h", counter, "h", page, "h", state),
                                 method_open_local, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetProgramMx",
+                                SD_BUS_ARGS("i", pid, "i", tid, "i", slice_ms, "b", multi_mode, "a(iai)", sets),
+                                SD_BUS_NO_RESULT, method_set_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetProgramMx", SD_BUS_ARGS("i", pid, "i", tid),
+                                SD_BUS_RESULT("i", slice_ms, "b", multi_mode, "a(iai)", sets),
+                                method_get_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetDataMx", SD_BUS_ARGS("i", pid, "i", tid),
+                                SD_BUS_RESULT("a(axtt)", sets, "t", timestamp_ns, "u", rounds),
+                                method_get_data_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetGroupProgramMx",
+                                SD_BUS_ARGS("i", pid, "i", tid, "i", slice_ms, "b", multi_mode, "a(iai)", sets),
+                                SD_BUS_NO_RESULT, method_set_group_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetGroupProgramMx", SD_BUS_ARGS("i", pid, "i", tid),
+                                SD_BUS_RESULT("i", slice_ms, "b", multi_mode, "a(iai)", sets),
+                                method_get_group_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetGroupDataMx", SD_BUS_ARGS("i", pid, "i", tid),
+                                SD_BUS_RESULT("a(axtt)", sets, "t", timestamp_ns, "i", members, "u", flags,
+                                              "u", rounds),
+                                method_get_group_data_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetSystemProgramMx",
+                                SD_BUS_ARGS("i", slice_ms, "b", multi_mode, "a(iai)", sets),
+                                SD_BUS_NO_RESULT, method_set_system_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSystemProgramMx", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("i", slice_ms, "b", multi_mode, "a(iai)", sets),
+                                method_get_system_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSystemDataMx", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("a(axtt)", sets, "t", timestamp_ns, "u", rounds),
+                                method_get_system_data_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCpuDataMx", SD_BUS_ARGS("u", id, "b", logical),
+                                SD_BUS_RESULT("a(axtt)", sets, "t", timestamp_ns, "u", rounds),
+                                method_get_cpu_data_mx, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetGroupProgram",
                                 SD_BUS_ARGS("i", pid, "i", tid, "i", mode, "ai", events),
                                 SD_BUS_NO_RESULT, method_set_group_program, SD_BUS_VTABLE_UNPRIVILEGED),

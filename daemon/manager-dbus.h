@@ -26,6 +26,25 @@ int manager_bus_read_target(sd_bus_message *m, Manager *manager, sd_bus_error *e
 int manager_bus_fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, int r, const BusTarget *t);
 /* Reads the (mode, events) arguments; a malformed array sets error. */
 int manager_bus_read_program(sd_bus_message *m, sd_bus_error *error, Program *ret);
+/* Reads the Mx methods' (slice_ms, multi_mode, a(mode, events) sets) arguments (manager-dbus-mx.c). */
+int manager_bus_read_program_mx(sd_bus_message *m, sd_bus_error *error, Program *ret);
+typedef int (*BusProgramReader)(sd_bus_message *m, sd_bus_error *error, Program *ret);
+/* SetProgram, SetGroupProgram and SetSystemProgram with their program read by read: the checks of
+ * the program's shape (sets, slice), of each set in the scope, then the scope's set. */
+int manager_bus_set_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read);
+int manager_bus_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read);
+int manager_bus_set_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read);
+/* The checks above before the scope's: a D-Bus error and a negative value if the shape is wrong. */
+int manager_bus_check_sets(Manager *manager, sd_bus_error *error, const Program *p);
+/* The context, or group, of the thread named by the (pid, tid) arguments if the caller may act on
+ * it; the caller's system context. Each sets a D-Bus error otherwise. */
+int manager_bus_message_context(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret_target,
+                                Context **ret);
+int manager_bus_message_group(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret_target,
+                              Context **ret_context, Group **ret_group);
+int manager_bus_message_system(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret);
+/* The system scope's D-Bus error for the core's r. */
+int manager_bus_system_error(sd_bus_error *error, Manager *manager, int r);
 int manager_bus_reply_program(sd_bus_message *m, const Program *p);
 /* Appends a data reply's last two values: the time the counters were enabled and ran (ns). */
 int manager_bus_append_times(sd_bus_message *reply, const AcctVector accu);
@@ -52,6 +71,17 @@ int method_stop_system(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_reset_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
+/* Multiplexing: every scope's Mx methods (manager-dbus-mx.c). */
+int method_set_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_set_group_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_group_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_group_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_set_system_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_system_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_system_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* manager-dbus-cgroup.c */
 int method_list_cgroups(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error);

@@ -58,6 +58,15 @@ bool program_multi_set(const Program *p) {
         return program_n_sets(p) > 1;
 }
 
+uint32_t program_rounds(const Program *p, uint64_t enabled_ns) {
+        uint64_t round_ns = (uint64_t) p->slice_ms * 1000000u * program_n_sets(p), n;
+
+        if (round_ns == 0)
+                return 0;
+        n = enabled_ns / round_ns;
+        return n > UINT32_MAX ? UINT32_MAX : (uint32_t) n;
+}
+
 size_t program_n_events(const Program *p) {
         size_t n = 0;
 

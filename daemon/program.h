@@ -64,6 +64,8 @@ typedef struct ProgramEncoding {
 size_t program_n_sets(const Program *p);
 Program program_set(const Program *p, size_t k);
 bool program_multi_set(const Program *p);
+/* AIX's nb_mx_round for a time enabled: how many times slice * sets fits in it (0 for a pm_prog_t). */
+uint32_t program_rounds(const Program *p, uint64_t enabled_ns);
 /* The events of every set: the perf events (and fds) a context of p holds. */
 size_t program_n_events(const Program *p);
 /* A multi-set program's shape: 1..max_sets sets, its slice, and its sets' modes (every set's the

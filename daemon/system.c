@@ -76,7 +76,7 @@ static int read_live(SystemContext *s, SystemCpu *c, size_t set, AcctVector ret)
                         raw[ACCT_ENABLED] = raw[ACCT_RUNNING];
                         c->bases[i][ACCT_ENABLED] = c->bases[i][ACCT_RUNNING];
                 }
-                (s->n_sets > 1 ? acct_raw_from_counts : acct_from_counts)(
+                (program_multi_set(&s->program) ? acct_raw_from_counts : acct_from_counts)(
                         v, counts, (uint64_t) raw[ACCT_ENABLED], (uint64_t) raw[ACCT_RUNNING],
                         (uint64_t) c->bases[i][ACCT_ENABLED], (uint64_t) c->bases[i][ACCT_RUNNING]);
                 for (int k = 0; k < ACCT_SLOTS; k++)

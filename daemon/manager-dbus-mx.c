@@ -1,0 +1,256 @@
+/* manager-dbus-mx.c: the Manager's multiplexing methods (AIX's _mx and _mm calls) in the thread,
+ * group and system scopes. A program is (slice_ms, multi_mode, a(mode, events) sets); data are one
+ * (raw counts, enabled, running) per set, then the time stamp, the scope's extras, and the rounds
+ * AIX reports: the enabled time over slice * sets (the kernel, not a timer here, rotates the sets
+ * that do not fit on the PMU; software events all fit and every set counts all the time). */
+#include <stdarg.h>
+
+#include "bus-errors.h"
+#include "clock.h"
+#include "macro.h"
+#include "manager-dbus.h"
+#include "sets-dbus.h"
+
+int manager_bus_read_program_mx(sd_bus_message *m, sd_bus_error *error, Program *ret) {
+        Program p = {};
+        int32_t slice_ms;
+        int multi_mode, r;
+
+        r = sd_bus_message_read(m, "ib", &slice_ms, &multi_mode);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(m, 'a', "(iai)");
+        if (r < 0)
+                return r;
+        for (;;) {
+                const int32_t *events;
+                size_t n_bytes;
+                int32_t mode;
+
+                r = sd_bus_message_enter_container(m, 'r', "iai");
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                if (p.n_sets >= PM_MX_MAX_SETS)
+                        return bus_error_program(error, PROGRAM_BAD_SETS, 0);
+                r = sd_bus_message_read(m, "i", &mode);
+                if (r >= 0)
+                        r = sd_bus_message_read_array(m, 'i', (const void **) &events, &n_bytes);
+                if (r < 0)
+                        return r;
+                if (n_bytes / sizeof(int32_t) > MAX_COUNTERS)
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                                 "At most %d events a set, one per counter", MAX_COUNTERS);
+                p.sets[p.n_sets].mode = (uint32_t) mode;
+                for (size_t c = 0; c < MAX_COUNTERS; c++)
+                        p.sets[p.n_sets].events[c] = c < n_bytes / sizeof(int32_t) ? events[c] : COUNT_NOTHING;
+                p.n_sets++;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        /* A slice is what makes it a multiplexed program, even of one set: checked here, where a
+         * zero would otherwise read as a pm_prog_t. */
+        if (slice_ms < PM_MX_SLICE_MIN || slice_ms > PM_MX_SLICE_MAX)
+                return bus_error_program(error, PROGRAM_BAD_SLICE, 0);
+        if (p.n_sets == 0)
+                return bus_error_program(error, PROGRAM_BAD_SETS, 0);
+        p.slice_ms = (uint32_t) slice_ms;
+        p.multi_mode = multi_mode;
+        *ret = p;
+        return 0;
+}
+
+static int reply_program_mx(sd_bus_message *m, const Program *p) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "ib", (int32_t) p->slice_ms, (int) p->multi_mode);
+        if (r >= 0)
+                r = bus_append_program_sets(reply, p);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+/* AIX's rounds over the longest time a set was enabled. */
+static uint32_t rounds(const Program *p, const AcctVector *v, size_t n_sets) {
+        uint64_t enabled = 0;
+
+        for (size_t k = 0; k < n_sets; k++)
+                enabled = MAX(enabled, (uint64_t) MAX(v[k][ACCT_ENABLED], 0));
+        return program_rounds(p, enabled);
+}
+
+/* Replies (a(data, enabled, running), timestamp, [extra as signature and values], rounds). */
+static int reply_sets(sd_bus_message *m, const Program *p, const AcctVector *v, const char *extra, ...) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        size_t n_sets = program_n_sets(p);
+        va_list ap;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(axtt)");
+        for (size_t k = 0; r >= 0 && k < n_sets; k++) {
+                r = sd_bus_message_open_container(reply, 'r', "axtt");
+                if (r >= 0)
+                        r = sd_bus_message_append_array(reply, 'x', v[k], ACCT_COUNTS_SIZE);
+                if (r >= 0)
+                        r = manager_bus_append_times(reply, v[k]);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "t", now_monotonic_ns());
+        if (r >= 0 && extra) {
+                va_start(ap, extra);
+                r = sd_bus_message_appendv(reply, extra, ap);
+                va_end(ap);
+        }
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "u", rounds(p, v, n_sets));
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+/* The thread scope. */
+
+int method_set_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return manager_bus_set_program(m, userdata, error, manager_bus_read_program_mx);
+}
+
+int method_get_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusTarget t;
+        Context *c;
+        Program p;
+        int r;
+
+        r = manager_bus_message_context(m, userdata, error, &t, &c);
+        if (r < 0)
+                return r;
+        p = context_get_program(c);
+        return reply_program_mx(m, &p);
+}
+
+int method_get_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        AcctVector v[PM_MX_MAX_SETS];
+        BusTarget t;
+        Context *c;
+        int r;
+
+        r = manager_bus_message_context(m, userdata, error, &t, &c);
+        if (r < 0)
+                return r;
+        r = manager_check_read(userdata, &t.caller, &c->program, c->owner_uid);
+        if (r >= 0)
+                r = set_source_read_all(&(SetSource) { set_source_read_context, c, 0 }, context_n_sets(c), v);
+        if (r < 0)
+                return manager_bus_fail(m, userdata, error, r, &t);
+        return reply_sets(m, &c->program, v, NULL);
+}
+
+/* The group scope. */
+
+int method_set_group_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return manager_bus_set_group_program(m, userdata, error, manager_bus_read_program_mx);
+}
+
+int method_get_group_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        BusTarget t;
+        Context *c;
+        Group *g;
+        Program p;
+        int r;
+
+        r = manager_bus_message_group(m, userdata, error, &t, &c, &g);
+        if (r < 0)
+                return r;
+        p = group_get_program(g);
+        return reply_program_mx(m, &p);
+}
+
+int method_get_group_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Manager *manager = userdata;
+        AcctVector v[PM_MX_MAX_SETS];
+        BusTarget t;
+        Context *c;
+        Group *g;
+        int r;
+
+        /* Threads created outside libpmapi just before this call are members by now. */
+        if (manager->fork_watch)
+                fork_watch_flush(manager->fork_watch);
+        r = manager_bus_message_group(m, userdata, error, &t, &c, &g);
+        if (r < 0)
+                return r;
+        r = manager_check_read(manager, &t.caller, &g->program, g->owner_uid);
+        if (r >= 0)
+                r = set_source_read_all(&(SetSource) { set_source_read_group, g, 0 }, group_n_sets(g), v);
+        if (r < 0)
+                return manager_bus_fail(m, manager, error, r, &t);
+        return reply_sets(m, &g->program, v, "iu", (int32_t) g->n_members, (uint32_t) group_info_flags(g));
+}
+
+/* The system scope. */
+
+int method_set_system_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return manager_bus_set_system_program(m, userdata, error, manager_bus_read_program_mx);
+}
+
+int method_get_system_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        SystemContext *s;
+        Program p;
+        int r;
+
+        r = manager_bus_message_system(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        p = system_get_program(s);
+        return reply_program_mx(m, &p);
+}
+
+int method_get_system_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        AcctVector v[PM_MX_MAX_SETS];
+        SystemContext *s;
+        int r;
+
+        r = manager_bus_message_system(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        r = set_source_read_all(&(SetSource) { set_source_read_system, s, 0 }, s->n_sets, v);
+        if (r < 0)
+                return manager_bus_system_error(error, userdata, r);
+        return reply_sets(m, &s->program, v, NULL);
+}
+
+int method_get_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        AcctVector v[PM_MX_MAX_SETS];
+        SystemContext *s;
+        uint32_t id;
+        int logical;
+        unsigned cpu = 0;
+        int r;
+
+        r = sd_bus_message_read(m, "ub", &id, &logical);
+        if (r < 0)
+                return r;
+        r = manager_bus_message_system(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        r = system_cpu_by_id(s, id, logical, &cpu);
+        if (r >= 0)
+                r = set_source_read_all(&(SetSource) { set_source_read_system_cpu, s, cpu }, s->n_sets, v);
+        if (r < 0)
+                return manager_bus_system_error(error, userdata, r);
+        return reply_sets(m, &s->program, v, NULL);
+}

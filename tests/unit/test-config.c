@@ -57,10 +57,11 @@ static void test_limits_are_read(void **state) {
         Config c;
 
         (void) state;
-        write_conf("# comment\n[Limits]\nMaxContextsPerUser = 3\nMaxContexts=40\n");
+        write_conf("# comment\n[Limits]\nMaxContextsPerUser = 3\nMaxContexts=40\nMaxSets=16\n");
         assert_int_equal(config_load(path, true, &c), 0);
         assert_int_equal(c.max_contexts_per_uid, 3);
         assert_int_equal(c.max_contexts, 40);
+        assert_int_equal(c.max_sets, 16);
 }
 
 static void test_one_limit_keeps_the_other_default(void **state) {
@@ -71,6 +72,7 @@ static void test_one_limit_keeps_the_other_default(void **state) {
         assert_int_equal(config_load(path, true, &c), 0);
         assert_int_equal(c.max_contexts_per_uid, manager_default_max_contexts_per_uid());
         assert_int_equal(c.max_contexts, 9);
+        assert_int_equal(c.max_sets, CONFIG_DEFAULT_MAX_SETS);
 }
 
 static void test_malformed_files_are_refused(void **state) {
@@ -81,6 +83,8 @@ static void test_malformed_files_are_refused(void **state) {
                 "[Limits]\nMaxContextsPerUser=\n",
                 "[Limits]\nMaxContexts=99999999999999999999\n",
                 "[Limits]\nMaxContexts=1000001\n",
+                "[Limits]\nMaxSets=0\n",
+                "[Limits]\nMaxSets=17\n",                      /* past PM_MX_MAX_SETS */
                 "[Limits]\nMaxContextPerUser=5\n",              /* a typo is not ignored */
                 "[Limit]\nMaxContexts=5\n",
                 "MaxContexts=5\n",                              /* a key outside any section */

@@ -114,7 +114,7 @@ static const struct {
                                     "A multiplexed program needs 1 .. MaxSets event sets (pmapid.conf [Limits])" },
         [PROGRAM_SET_MODES_DISAGREE] = { PMAPI_ERROR_SET_MODES_DISAGREE,
                                     "The event sets disagree on their mode: _mx sets share one mode, and _mm "
-                                    "sets must agree on the proctree and count bits" },
+                                    "sets must agree on the proctree, count, process and no_inherit bits" },
 };
 
 int bus_error_program(sd_bus_error *error, ProgramError e, int counter) {

@@ -84,7 +84,9 @@ Program program_set(const Program *p, size_t k) {
 }
 
 ProgramError program_check_sets(const Program *p, size_t max_sets) {
-        const uint32_t agree = p->multi_mode ? (uint32_t) (PM_PROCTREE | PM_COUNT) : UINT32_MAX;
+        /* _mm: what a context or group has once, not per set, must be the same in every set. */
+        const uint32_t agree = p->multi_mode ? (uint32_t) (PM_PROCTREE | PM_COUNT | PM_PROCESS | PM_NO_INHERIT) :
+                                               UINT32_MAX;
 
         if (p->n_sets <= 1 && p->slice_ms == 0 && !p->multi_mode)
                 return PROGRAM_OK;      /* a pm_prog_t */

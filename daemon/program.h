@@ -47,7 +47,7 @@ typedef enum ProgramError {
         PROGRAM_BAD_SLICE,              /* a multi-set slice outside PM_MX_SLICE_MIN..MAX ms */
         PROGRAM_BAD_SETS,               /* no set, or more than the configured maximum */
         PROGRAM_SET_MODES_DISAGREE,     /* _mx sets with different modes; _mm ones with different
-                                         * proctree or count bits */
+                                         * proctree, count, process or no_inherit bits */
         _PROGRAM_ERROR_MAX,
         _PROGRAM_ERROR_INVALID = -EINVAL,
 } ProgramError;
@@ -69,7 +69,8 @@ uint32_t program_rounds(const Program *p, uint64_t enabled_ns);
 /* The events of every set: the perf events (and fds) a context of p holds. */
 size_t program_n_events(const Program *p);
 /* A multi-set program's shape: 1..max_sets sets, its slice, and its sets' modes (every set's the
- * same for _mx; for _mm the same proctree and count bits). PROGRAM_OK for a single set. Each set is
+ * same for _mx; for _mm the same proctree, count, process and no_inherit bits: each is the
+ * context's or group's, not a set's). PROGRAM_OK for a single set. Each set is
  * then checked as a program of its own by the scope's check below. */
 ProgramError program_check_sets(const Program *p, size_t max_sets);
 /* Checks a program for a thread context; on PROGRAM_UNKNOWN_EVENT *ret_counter names the counter

@@ -284,7 +284,8 @@ typedef struct {
         int        slice_duration;
         int        nb_set_prog;
         pm_prog_t *prog_set;                    /* one pm_prog_t (with its own mode) per set; the
-                                                   proctree and count bits must agree across sets */
+                                                   proctree, count, process and no_inherit
+                                                   bits must agree across sets */
 } pm_prog_mm_t;
 
 typedef struct {
@@ -350,7 +351,8 @@ typedef struct {
 /* Multiplexing (the _mx and _mm calls, pm_set_program_mx(3)). */
 #define PM_EMXSLICE        38   /* slice_duration outside PM_MX_SLICE_MIN .. PM_MX_SLICE_MAX ms */
 #define PM_EMXSETS         39   /* no set, more than pmapid's maximum, or a NULL set array */
-#define PM_EMXMODE         40   /* _mm: the sets disagree on the proctree or count bit */
+#define PM_EMXMODE         40   /* _mm: the sets disagree on the proctree, count, process or
+                                   no_inherit bit */
 #define PM_EEXIST          59   /* the thread already has a context */
 #define PM_ENOTSTARTED     85   /* counting was never started (reserved: stop is idempotent) */
 

@@ -80,6 +80,10 @@ static void test_shape_checks(void **state) {
         assert_int_equal(program_check_sets(&q, 8), PROGRAM_SET_MODES_DISAGREE);
         q = two_sets(PM_USER | PM_PROCTREE, PM_KERNEL, true);
         assert_int_equal(program_check_sets(&q, 8), PROGRAM_SET_MODES_DISAGREE);
+        q = two_sets(PM_USER | PM_PROCESS, PM_KERNEL, true);
+        assert_int_equal(program_check_sets(&q, 8), PROGRAM_SET_MODES_DISAGREE);
+        q = two_sets(PM_USER, PM_KERNEL | PM_NO_INHERIT, true);
+        assert_int_equal(program_check_sets(&q, 8), PROGRAM_SET_MODES_DISAGREE);
         /* A pm_prog_t is one set whatever n_sets 0 says, and has no rounds. */
         q = (Program) { .mode = PM_USER };
         assert_int_equal(program_check_sets(&q, 1), PROGRAM_OK);

@@ -40,6 +40,9 @@ static const struct {
         { PMAPI_ERROR_NOT_A_CGROUP,             PM_ECGROUPPATH },
         { PMAPI_ERROR_CGROUP_ACCESS,            PM_ECGROUPACCESS },
         { PMAPI_ERROR_NO_CGROUP_HIERARCHY,      PM_ENOCGROUPV2 },
+        { PMAPI_ERROR_BAD_SLICE,                PM_EMXSLICE },
+        { PMAPI_ERROR_BAD_SETS,                 PM_EMXSETS },
+        { PMAPI_ERROR_SET_MODES_DISAGREE,       PM_EMXMODE },
         /* The broker's own answers when pmapid is absent or gone. */
         { SD_BUS_ERROR_SERVICE_UNKNOWN,         PM_ENODAEMON },
         { SD_BUS_ERROR_NAME_HAS_NO_OWNER,       PM_ENODAEMON },

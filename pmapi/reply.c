@@ -20,13 +20,7 @@ CallTarget target_none(void) {
         return (CallTarget) { -1, -1, true };
 }
 
-/* bus_call_target(), or bus_call() for the system scope. */
-#define call_on(t, method, ret_reply, ...)                                                  \
-        ((t).none ? bus_call(method, ret_reply, __VA_ARGS__)                                \
-                  : bus_call_target(method, ret_reply, (t).pid, (t).tid, __VA_ARGS__))
-
-/* A CLOCK_MONOTONIC time, or a length, in ns as a timebasestruct_t (pmapi.h). */
-static void set_duration(timebasestruct_t *tb, uint64_t ns) {
+void set_duration(timebasestruct_t *tb, uint64_t ns) {
         *tb = (timebasestruct_t) { .flag = PM_TB_MONOTONIC_NS, .tb_high = (unsigned int) (ns >> 32),
                                    .tb_low = (unsigned int) ns };
 }

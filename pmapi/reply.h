@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <systemd/sd-bus.h>
 
 #include "pmapi.h"
@@ -12,6 +13,14 @@ typedef struct CallTarget {
         pid_t tid;
         bool none;                      /* the system scope: the call names no thread */
 } CallTarget;
+
+/* bus_call_target(), or bus_call() for the system scope (bus.h). */
+#define call_on(t, method, ret_reply, ...)                                                  \
+        ((t).none ? bus_call(method, ret_reply, __VA_ARGS__)                                \
+                  : bus_call_target(method, ret_reply, (t).pid, (t).tid, __VA_ARGS__))
+
+/* A CLOCK_MONOTONIC time, or a length, in ns as a timebasestruct_t (pmapi.h). */
+void set_duration(timebasestruct_t *tb, uint64_t ns);
 
 CallTarget target_self(void);
 CallTarget target_none(void);

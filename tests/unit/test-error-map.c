@@ -43,6 +43,9 @@ static const char *const known_error_names[] = {
         PMAPI_ERROR_EVENT_GROUPS,
         PMAPI_ERROR_OPEN_FAILED,
         PMAPI_ERROR_NO_MEMORY,
+        PMAPI_ERROR_BAD_SLICE,
+        PMAPI_ERROR_BAD_SETS,
+        PMAPI_ERROR_SET_MODES_DISAGREE,
 };
 
 typedef struct PmCode {
@@ -89,6 +92,9 @@ static const PmCode known_codes[] = {
         CODE(PM_ECGROUPPATH),
         CODE(PM_ECGROUPACCESS),
         CODE(PM_ENOCGROUPV2),
+        CODE(PM_EMXSLICE),
+        CODE(PM_EMXSETS),
+        CODE(PM_EMXMODE),
         CODE(PM_EEXIST),
         CODE(PM_ENOTSTARTED),
 };
@@ -233,7 +239,7 @@ static void test_every_pm_code_has_its_own_message(void **state) {
 }
 
 static void test_unknown_codes_say_unknown(void **state) {
-        static const int unknown[] = { 13, -1, 1000, 38, 58, 60, 84, 86, -59, 2147483647 };
+        static const int unknown[] = { 13, -1, 1000, 41, 58, 60, 84, 86, -59, 2147483647 };
 
         for (size_t i = 0; i < ELEMENTSOF(unknown); i++)
                 assert_string_equal(pm_strerror((char *) "x", unknown[i]), UNKNOWN_CODE_TEXT);
@@ -367,6 +373,9 @@ static void test_program_errors_reach_the_right_pm_codes(void **state) {
                 { PROGRAM_HYPERVISOR,    PM_EHYPERVISOR },
                 { PROGRAM_EVENT_GROUPS,  PM_EGROUPS },
                 { PROGRAM_NO_EVENTS,     PM_ENOEVENTS },
+                { PROGRAM_BAD_SLICE,     PM_EMXSLICE },
+                { PROGRAM_BAD_SETS,      PM_EMXSETS },
+                { PROGRAM_SET_MODES_DISAGREE, PM_EMXMODE },
         };
 
         /* One row per ProgramError other than PROGRAM_OK. */

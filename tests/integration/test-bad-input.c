@@ -1,8 +1,11 @@
 /* test-bad-input.c: every kind of bad input gets its own error code (or D-Bus error) and the
  * daemon keeps serving: calls before pm_init, NULL pointers, unknown or filtered-out event ids,
  * bad mode bits, calls without a context, threads that are not the caller's, kernel mode refused
- * by perf_event_paranoid, and malformed D-Bus calls sent with busctl. */
+ * by perf_event_paranoid, and malformed D-Bus calls sent with busctl; the multiplexing methods
+ * (SetProgramMx and the rest) with arguments of the wrong types, and with bad sets, slices and
+ * modes, each answered with its own D-Bus error. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -11,6 +14,7 @@
 #include <cmocka.h>
 
 #include "bus-fixture.h"
+#include "bus-names.h"
 #include "check.h"
 #include "pmapi.h"
 #include "workload.h"
@@ -311,6 +315,147 @@ static void test_malformed_bus_calls_get_errors_and_daemon_keeps_serving(void **
         assert_int_equal(pm_delete_program_mythread(), 0);
 }
 
+/* The Mx methods with the wrong signatures: sd-bus refuses them before pmapid's code runs; and a
+ * set of nine events, a read of a system context that does not exist. */
+static void test_malformed_mx_calls_get_errors_and_daemon_keeps_serving(void **state) {
+        static const struct { const char *args; const char *expected; } cases[] = {
+                { "org.pmapi.PerfMon1.Manager SetProgramMx s hello", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager SetProgramMx 'iiiba(ii)' 0 0 100 false 1 6 2", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager SetProgramMx iiib 0 0 100 false", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager SetProgramMx 'iiiba(iai)' 0 0 100 false 1 6 9 1 2 3 4 5 6 7 8 9",
+                  "At most 8 events" },
+                { "org.pmapi.PerfMon1.Manager GetProgramMx ss a b", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager GetDataMx s x", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager GetDataMx ii 2147483647 -2147483648", "not a live thread" },
+                { "org.pmapi.PerfMon1.Manager SetGroupProgramMx iiib 0 0 100 true", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager GetGroupProgramMx u 1", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager GetGroupDataMx s x", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager SetSystemProgramMx 'iiba(iai)' 0 100 false 1 6 1 2", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager SetSystemProgramMx 'iba(iai)' 100 false 1 6 9 1 2 3 4 5 6 7 8 9",
+                  "At most 8 events" },
+                { "org.pmapi.PerfMon1.Manager GetSystemProgramMx s x", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager GetSystemDataMx s x", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager GetCpuDataMx s x", "Invalid" },
+                { "org.pmapi.PerfMon1.Manager GetCpuDataMx u 0", "Invalid" },
+        };
+        char out[4096];
+
+        (void) state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                int r = busctl(cases[i].args, out, sizeof(out));
+                printf("# busctl call %s -> %s", cases[i].args, out);
+                assert_int_not_equal(r, 0);
+                assert_non_null(strstr(out, cases[i].expected));
+        }
+        assert_int_equal(wait_for_context_count(0, 10000), 0);
+}
+
+/* A call of SetProgramMx (pid and tid: this thread), SetGroupProgramMx (the same) or
+ * SetSystemProgramMx: n_sets sets of n_events page-fault events each, set k with modes[k % 2];
+ * returns 0, or -1 with the D-Bus error name in ret_name. */
+typedef struct MxCall {
+        const char *method;
+        int slice;
+        bool multi_mode;
+        int modes[2];
+        int n_sets, n_events;
+} MxCall;
+
+static int set_program_mx_raw(const MxCall *c, char ret_name[128]) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *m = NULL;
+        sd_bus *bus = NULL;
+        int32_t events[16];
+        int r;
+
+        for (int k = 0; k < 16; k++)
+                events[k] = page_faults_id;
+        ret_name[0] = 0;
+        if (sd_bus_open_system(&bus) < 0)
+                return -2;
+        r = sd_bus_message_new_method_call(bus, &m, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
+                                           c->method);
+        if (r >= 0 && strcmp(c->method, "SetSystemProgramMx") != 0)
+                r = sd_bus_message_append(m, "ii", (int32_t) getpid(), (int32_t) gettid());
+        if (r >= 0)
+                r = sd_bus_message_append(m, "ib", (int32_t) c->slice, (int) c->multi_mode);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "(iai)");
+        for (int k = 0; r >= 0 && k < c->n_sets; k++) {
+                r = sd_bus_message_open_container(m, 'r', "iai");
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "i", (int32_t) c->modes[k % 2]);
+                if (r >= 0)
+                        r = sd_bus_message_append_array(m, 'i', events, sizeof(int32_t) * (size_t) c->n_events);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_call(bus, m, 0, &error, NULL);
+        if (r < 0 && error.name)
+                snprintf(ret_name, 128, "%s", error.name);
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(m);
+        sd_bus_flush_close_unref(bus);
+        return r < 0 ? -1 : 0;
+}
+
+/* Well-typed Mx calls with a bad slice, too few or too many sets, modes that disagree, a set with
+ * no event or a bad mode: pmapid's own error for each (not the library's, which checks first), no
+ * context left behind, and it keeps serving. */
+static void test_bad_mx_programs_get_named_errors_from_pmapid(void **state) {
+        static const MxCall ok = { "SetProgramMx", 100, false, { PM_USER, PM_USER }, 2, 1 };
+        static const struct { MxCall call; const char *expected; } cases[] = {
+                { { "SetProgramMx", 9, false, { PM_USER, PM_USER }, 2, 1 }, PMAPI_ERROR_BAD_SLICE },
+                { { "SetProgramMx", 30001, false, { PM_USER, PM_USER }, 2, 1 }, PMAPI_ERROR_BAD_SLICE },
+                { { "SetProgramMx", 0, false, { PM_USER, PM_USER }, 1, 1 }, PMAPI_ERROR_BAD_SLICE },
+                { { "SetProgramMx", 100, false, { PM_USER, PM_USER }, 0, 1 }, PMAPI_ERROR_BAD_SETS },
+                { { "SetProgramMx", 100, false, { PM_USER, PM_USER }, 9, 1 }, PMAPI_ERROR_BAD_SETS },
+                { { "SetProgramMx", 100, false, { PM_USER, PM_USER }, 17, 1 }, PMAPI_ERROR_BAD_SETS },
+                { { "SetProgramMx", 100, false, { PM_USER, PM_KERNEL }, 2, 1 }, PMAPI_ERROR_SET_MODES_DISAGREE },
+                { { "SetProgramMx", 100, true, { PM_USER | PM_COUNT, PM_USER }, 2, 1 },
+                  PMAPI_ERROR_SET_MODES_DISAGREE },
+                { { "SetProgramMx", 100, true, { PM_USER | PM_PROCTREE, PM_USER }, 2, 1 },
+                  PMAPI_ERROR_SET_MODES_DISAGREE },
+                { { "SetProgramMx", 100, false, { PM_USER, PM_USER }, 2, 0 }, PMAPI_ERROR_NO_EVENTS },
+                { { "SetProgramMx", 100, true, { PM_USER, PM_USER | 0x40 }, 2, 1 }, PMAPI_ERROR_INVALID_MODE },
+                { { "SetGroupProgramMx", 5, false, { PM_USER, PM_USER }, 2, 1 }, PMAPI_ERROR_BAD_SLICE },
+                { { "SetGroupProgramMx", 100, false, { PM_USER, PM_USER }, 0, 1 }, PMAPI_ERROR_BAD_SETS },
+                { { "SetSystemProgramMx", 100000, false, { PM_USER, PM_USER }, 2, 1 }, PMAPI_ERROR_BAD_SLICE },
+                { { "SetSystemProgramMx", 100, false, { PM_USER, PM_USER }, 9, 1 }, PMAPI_ERROR_BAD_SETS },
+                { { "SetSystemProgramMx", 100, true, { PM_USER | PM_PROCTREE, PM_USER }, 2, 1 },
+                  PMAPI_ERROR_SET_MODES_DISAGREE },
+        };
+        char name[128];
+        pm_prog_t prog;
+        pm_data_t d;
+
+        (void) state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                int r = set_program_mx_raw(&cases[i].call, name);
+                printf("# %s slice %d, %d sets of %d events, modes %#x/%#x -> %s\n", cases[i].call.method,
+                       cases[i].call.slice, cases[i].call.n_sets, cases[i].call.n_events,
+                       (unsigned) cases[i].call.modes[0], (unsigned) cases[i].call.modes[1], name);
+                assert_int_equal(r, -1);
+                assert_string_equal(name, cases[i].expected);
+        }
+        assert_int_equal(wait_for_context_count(0, 10000), 0);
+        /* The good call, on the same wire, is taken; a second one finds the context. */
+        assert_int_equal(set_program_mx_raw(&ok, name), 0);
+        assert_int_equal(set_program_mx_raw(&ok, name), -1);
+        assert_string_equal(name, PMAPI_ERROR_CONTEXT_EXISTS);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+        /* Still serving, with exact counts. */
+        program_one(&prog, PM_USER | PM_COUNT, page_faults_id);
+        assert_int_equal(pm_set_program_mythread(&prog), 0);
+        assert_int_equal(touch_fresh_pages(100), 0);
+        assert_int_equal(pm_get_data_mythread(&d), 0);
+        assert_in_range(d.accu[0], 98, 102);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+}
+
 static int saved_paranoid;
 
 static int setup(void **state) {
@@ -337,6 +482,8 @@ int main(void) {
                 cmocka_unit_test(test_threads_of_other_processes_follow_the_access_rule),
                 cmocka_unit_test(test_perf_event_paranoid_is_applied_to_unprivileged_callers),
                 cmocka_unit_test(test_malformed_bus_calls_get_errors_and_daemon_keeps_serving),
+                cmocka_unit_test(test_malformed_mx_calls_get_errors_and_daemon_keeps_serving),
+                cmocka_unit_test(test_bad_mx_programs_get_named_errors_from_pmapid),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -129,6 +129,22 @@ int main(void) {
         (void) pm_delete_program_mythread();
         long long set_delete = MEASURE(N_BUS, , (pm_set_program_mythread(&prog), pm_delete_program_mythread()));
 
+        /* A multiplexed context of 2 and of 4 sets (the same 2 events each): always over the bus. */
+        pm_events_prog_t sets[4];
+        pm_prog_mx_t mx = { .mode = prog.mode, .slice_duration = 100, .events_set = sets };
+        pm_data_mx_t dmx;
+        long long get_mx[2];
+
+        for (int k = 0; k < 4; k++)
+                memcpy(sets[k], prog.events, sizeof(sets[k]));
+        for (int i = 0; i < 2; i++) {
+                mx.nb_events_prog = i == 0 ? 2 : 4;
+                if (pm_set_program_mythread_mx(&mx) != 0)
+                        return 1;
+                get_mx[i] = MEASURE(N_BUS, , (pm_get_data_mythread_mx(&dmx), free(dmx.accu_set)));
+                (void) pm_delete_program_mythread();
+        }
+
         printf("# pmapi first-party thread calls, median of %d calls (raw: %d), group of 2 software events\n",
                N_BUS, N_RAW);
         printf("%-40s %10s      %8s\n", "operation", "median", "ratio");
@@ -152,6 +168,10 @@ int main(void) {
         row("pm_reset_data_mythread", reset, raw_reset, "raw reset");
         row("pm_set_program + pm_delete_program", set_delete, raw_open, "raw open+close");
         row("pm_set_program + pm_delete_program", set_delete, 2 * ping, "2 x Peer.Ping");
+        row("pm_get_data_mythread_mx, 2 sets (bus)", get_mx[0], get_data_bus, "1-set bus read");
+        row("pm_get_data_mythread_mx, 2 sets (bus)", get_mx[0], 2 * raw_read, "2 raw reads");
+        row("pm_get_data_mythread_mx, 4 sets (bus)", get_mx[1], get_data_bus, "1-set bus read");
+        row("pm_get_data_mythread_mx, 4 sets (bus)", get_mx[1], 4 * raw_read, "4 raw reads");
 
         raw_group_close(fds);
         raw_group_close(keeper);

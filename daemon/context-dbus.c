@@ -175,15 +175,9 @@ static int property_get_sets(sd_bus *bus, const char *path, const char *interfac
         Context *c = userdata;
         Program p = context_get_program(c);
         SetSource src = { set_source_read_context, c, 0 };
-        int r;
 
         (void) bus, (void) path, (void) interface;
-        if (strcmp(property, "SliceMs") == 0)
-                return sd_bus_message_append(reply, "u", (uint32_t) p.slice_ms);
-        if (strcmp(property, "Sets") == 0)
-                return bus_append_program_sets(reply, &p);
-        r = bus_append_set_times(reply, &src, program_n_sets(&p));
-        return r < 0 ? sd_bus_error_set_errnof(error, r, "Reading the counters failed: %m") : r;
+        return bus_append_sets_property(reply, property, &p, &src, error);
 }
 
 static const sd_bus_vtable thread_vtable[] = {

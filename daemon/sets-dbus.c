@@ -1,5 +1,6 @@
 /* sets-dbus.c: see sets-dbus.h. */
 #include <glib.h>
+#include <string.h>
 
 #include "context.h"
 #include "group.h"
@@ -57,4 +58,16 @@ int bus_append_set_times(sd_bus_message *reply, const SetSource *src, size_t n_s
                 r = sd_bus_message_append(reply, "(tt)", (uint64_t) MAX(v[k][ACCT_ENABLED], 0),
                                           (uint64_t) MAX(v[k][ACCT_RUNNING], 0));
         return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+int bus_append_sets_property(sd_bus_message *reply, const char *property, const Program *p, const SetSource *src,
+                             sd_bus_error *error) {
+        int r;
+
+        if (strcmp(property, "SliceMs") == 0)
+                return sd_bus_message_append(reply, "u", (uint32_t) p->slice_ms);
+        if (strcmp(property, "Sets") == 0)
+                return bus_append_program_sets(reply, p);
+        r = bus_append_set_times(reply, src, program_n_sets(p));
+        return r < 0 ? sd_bus_error_set_errnof(error, r, "Reading the counters failed: %m") : r;
 }

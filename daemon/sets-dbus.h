@@ -26,3 +26,7 @@ int set_source_read_all(const SetSource *src, size_t n_sets, AcctVector *ret);
 int bus_append_program_sets(sd_bus_message *reply, const Program *p);
 /* a(tt): each set's enabled and running times. */
 int bus_append_set_times(sd_bus_message *reply, const SetSource *src, size_t n_sets);
+/* The Thread, Group and Cpu objects' SliceMs, Sets or SetTimes property (by name) of p, whose sets
+ * src reads; a read error sets error. */
+int bus_append_sets_property(sd_bus_message *reply, const char *property, const Program *p, const SetSource *src,
+                             sd_bus_error *error);

@@ -103,9 +103,10 @@ static const struct {
                                     "No event on Linux is thresholdable; clear the threshold bits" },
         [PROGRAM_HYPERVISOR]    = { PMAPI_ERROR_HYPERVISOR,
                                     "Hypervisor-mode counting is not supported on Linux" },
-        [PROGRAM_EVENT_GROUPS]  = { PMAPI_ERROR_EVENT_GROUPS,
-                                    "Predefined event groups (mode.b.is_group) are not supported yet: no POWER "
-                                    "group id (137, 150, 186-195 ...) exists on Linux; program the events themselves" },
+        [PROGRAM_UNKNOWN_GROUP] = { PMAPI_ERROR_UNKNOWN_GROUP,
+                                    "Event group %d (mode.b.is_group, events[0]) is not one GetGroups lists on "
+                                    "this machine (POWER group ids such as 137 or 186-195 do not exist on Linux); "
+                                    "pmlist -g lists them, or program the events themselves" },
         [PROGRAM_NO_EVENTS]     = { PMAPI_ERROR_NO_EVENTS,
                                     "Every counter is COUNT_NOTHING; program at least one event" },
         [PROGRAM_BAD_SLICE]     = { PMAPI_ERROR_BAD_SLICE,

@@ -117,7 +117,7 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
         if (strcmp(property, "Mode") == 0)
                 return sd_bus_message_append(reply, "i", (int32_t) system_get_program(s).mode);
         if (strcmp(property, "Events") == 0)
-                return sd_bus_message_append_array(reply, 'i', s->program.events, sizeof(s->program.events));
+                return bus_append_events(reply, s->events, &s->program);
         if (strcmp(property, "EventNames") == 0)
                 return bus_append_event_names(reply, s->events, &s->program);
         {

@@ -87,7 +87,7 @@ static int property_get_events(sd_bus *bus, const char *path, const char *interf
                                sd_bus_error *error) {
         Context *c = userdata;
         (void) bus, (void) path, (void) interface, (void) property, (void) error;
-        return sd_bus_message_append_array(reply, 'i', c->program.events, sizeof(c->program.events));
+        return bus_append_events(reply, c->manager->events, &c->program);
 }
 
 int bus_append_time(sd_bus_message *reply, const char *property, const AcctVector accu) {
@@ -109,18 +109,27 @@ static int property_get_times(sd_bus *bus, const char *path, const char *interfa
 }
 
 int bus_append_event_names(sd_bus_message *reply, const EventTable *t, const Program *p) {
+        int32_t events[MAX_COUNTERS];
         int r;
 
+        (void) program_set_events(&p->sets[0], t, events);
         r = sd_bus_message_open_container(reply, 'a', "s");
         if (r < 0)
                 return r;
         for (int i = 0; i < MAX_COUNTERS; i++) {
-                const Event *e = p->events[i] == COUNT_NOTHING ? NULL : event_table_find(t, p->events[i]);
+                const Event *e = events[i] == COUNT_NOTHING ? NULL : event_table_find(t, events[i]);
                 r = sd_bus_message_append(reply, "s", e ? e->short_name : "");
                 if (r < 0)
                         return r;
         }
         return sd_bus_message_close_container(reply);
+}
+
+int bus_append_events(sd_bus_message *reply, const EventTable *t, const Program *p) {
+        int32_t events[MAX_COUNTERS];
+
+        (void) program_set_events(&p->sets[0], t, events);
+        return sd_bus_message_append_array(reply, 'i', events, sizeof(events));
 }
 
 static int property_get_event_names(sd_bus *bus, const char *path, const char *interface,

@@ -11,5 +11,7 @@ bool bus_current_caller_may_see(sd_bus *bus, Manager *manager, uid_t owner_uid, 
 bool caller_may_see(const Caller *caller, uid_t owner_uid, uid_t target_uid);
 /* An "as" of the short names of a program's events, "" for COUNT_NOTHING. */
 int bus_append_event_names(sd_bus_message *reply, const EventTable *t, const Program *p);
+/* The event ids a program's first set counts (a group's events with mode.b.is_group), as "ai". */
+int bus_append_events(sd_bus_message *reply, const EventTable *t, const Program *p);
 /* The TimeEnabled or TimeRunning property (ns) from accu, by the property's name. */
 int bus_append_time(sd_bus_message *reply, const char *property, const AcctVector accu);

@@ -162,7 +162,7 @@ static int property_get_events(sd_bus *bus, const char *path, const char *interf
         (void) bus, (void) path, (void) interface, (void) error;
         if (strcmp(property, "EventNames") == 0)
                 return bus_append_event_names(reply, s->events, &s->program);
-        return sd_bus_message_append_array(reply, 'i', s->program.events, sizeof(s->program.events));
+        return bus_append_events(reply, s->events, &s->program);
 }
 
 /* The event sets of a multiplexed program (one for a pm_prog_t), its slice, and each set's times. */

@@ -30,6 +30,7 @@ EventTable *event_table_free(EventTable *t) {
         for (size_t i = 0; i < t->n_events; i++)
                 event_done(&t->events[i]);
         free(t->events);
+        free(t->groups);
         free(t->pmu_name);
         free(t);
         return NULL;
@@ -88,6 +89,9 @@ int event_table_new_unprobed(const EventTableSource *const *sources, size_t n_so
                                 return r;
                         }
                 }
+        r = event_table_load_groups(t, event_group_defs, n_event_group_defs, /* probe= */ false);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(t);
         return 0;
 }
@@ -256,7 +260,11 @@ int event_table_load(EventTable **ret) {
                 free(t->pmu_name);
                 t->pmu_name = n;
         }
-        log_info("Event catalog: %zu events open on '%s'.", t->n_events, t->pmu_name);
+        r = event_table_load_groups(t, event_group_defs, n_event_group_defs, /* probe= */ true);
+        if (r < 0)
+                return r;
+        log_info("Event catalog: %zu events and %zu event groups open on '%s'.", t->n_events, t->n_groups,
+                 t->pmu_name);
         *ret = TAKE_PTR(t);
         return 0;
 }

@@ -7,6 +7,9 @@
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "pmapi.h"
 
 /* One row of a curated table (daemon/events/). */
 typedef struct EventDef {
@@ -47,10 +50,30 @@ typedef struct Event {
         struct perf_event_attr attr;    /* type and config only; mode bits are set per program */
 } Event;
 
+/* One predefined event group (daemon/events/groups.c): AIX's groups for mode.b.is_group. */
+typedef struct EventGroupDef {
+        int id;                         /* stable; the table keeps ids unique and increasing */
+        const char *short_name;         /* pm_faults */
+        const char *long_name;
+        const char *description;
+        const char *events[MAX_COUNTERS];       /* curated short names in counter order, then NULL */
+} EventGroupDef;
+
+extern const EventGroupDef event_group_defs[];
+extern const size_t n_event_group_defs;
+
+/* A group the catalog offers: every event in it, and (when probed) all open as one perf group. */
+typedef struct EventGroup {
+        const EventGroupDef *def;
+        int32_t events[MAX_COUNTERS];   /* catalog ids in counter order, COUNT_NOTHING after */
+} EventGroup;
+
 typedef struct EventTable {
         Event *events;                  /* ordered by id */
         size_t n_events;
         char *pmu_name;                 /* processor name reported by pm_init */
+        EventGroup *groups;             /* ordered by id */
+        size_t n_groups;
 } EventTable;
 
 /* Probes every curated row and every other libpfm4 event of the present PMUs by opening it on the
@@ -60,3 +83,9 @@ int event_table_load(EventTable **ret);
 int event_table_new_unprobed(const EventTableSource *const *sources, size_t n_sources, EventTable **ret);
 EventTable *event_table_free(EventTable *t);
 const Event *event_table_find(const EventTable *t, int id);
+const Event *event_table_find_name(const EventTable *t, const char *short_name);
+
+/* The groups of defs whose events are all in t, and with probe, open together on the calling thread
+ * as one perf group (event-groups.c). */
+int event_table_load_groups(EventTable *t, const EventGroupDef *defs, size_t n_defs, bool probe);
+const EventGroup *event_table_find_group(const EventTable *t, int id);

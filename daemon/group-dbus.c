@@ -87,7 +87,7 @@ static int property_get_events(sd_bus *bus, const char *path, const char *interf
                                sd_bus_error *error) {
         Group *g = userdata;
         (void) bus, (void) path, (void) interface, (void) property, (void) error;
-        return sd_bus_message_append_array(reply, 'i', g->program.events, sizeof(g->program.events));
+        return bus_append_events(reply, g->live[0]->manager->events, &g->program);
 }
 
 static int property_get_event_names(sd_bus *bus, const char *path, const char *interface,

@@ -73,10 +73,15 @@ static bool read_program(GVariant *v, Program *ret) {
 /* Every event of p is in this image's catalog: an upgrade that dropped one must not restore a
  * program whose encoding would read past it (its counters are then closed, as after a crash). */
 static bool program_known(const Program *p, const EventTable *t) {
-        for (size_t k = 0; k < program_n_sets(p); k++)
+        for (size_t k = 0; k < program_n_sets(p); k++) {
+                int32_t events[MAX_COUNTERS];
+
+                if (!program_set_events(&p->sets[k], t, events))
+                        return false;           /* an event group this image does not offer */
                 for (size_t i = 0; i < MAX_COUNTERS; i++)
-                        if (p->sets[k].events[i] != COUNT_NOTHING && !event_table_find(t, p->sets[k].events[i]))
+                        if (events[i] != COUNT_NOTHING && !event_table_find(t, events[i]))
                                 return false;
+        }
         return true;
 }
 

@@ -143,6 +143,41 @@ static int method_get_events(sd_bus_message *m, void *userdata, sd_bus_error *er
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/* pm_init(PM_GET_GROUPS): the predefined event groups this machine offers (event-groups.c). */
+static int method_get_groups(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Manager *manager = userdata;
+        const EventTable *t = manager->events;
+        Caller caller;
+        int r;
+
+        if (manager->policy.only.n > 0) {       /* as GetEvents */
+                r = manager_bus_caller(m, manager, error, &caller);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(isssai)");
+        for (size_t i = 0; r >= 0 && i < t->n_groups; i++) {
+                const EventGroup *g = &t->groups[i];
+
+                r = sd_bus_message_open_container(reply, 'r', "isssai");
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "isss", g->def->id, g->def->short_name, g->def->long_name,
+                                                  g->def->description);
+                if (r >= 0)
+                        r = sd_bus_message_append_array(reply, 'i', g->events, sizeof(g->events));
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 int manager_bus_read_program(sd_bus_message *m, sd_bus_error *error, Program *ret) {
         Program program = {};
         const int32_t *events;
@@ -437,6 +472,8 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetEvents", SD_BUS_NO_ARGS,
                                 SD_BUS_RESULT("s", processor, "u", counters, "a(iusss)", events),
                                 method_get_events, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetGroups", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(isssai)", groups),
+                                method_get_groups, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetProgram",
                                 SD_BUS_ARGS("i", pid, "i", tid, "i", mode, "ai", events),
                                 SD_BUS_NO_RESULT, method_set_program, SD_BUS_VTABLE_UNPRIVILEGED),

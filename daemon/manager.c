@@ -408,7 +408,7 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
         if (spec->owner_uid != 0 && uid_count(m, spec->owner_uid) >= m->max_contexts_per_uid)
                 return -EDQUOT;
         if (manager_n_contexts(m) >= m->max_contexts ||
-            m->fds_used + program_n_events(spec->program) + (exits_from_watch(m) ? 0 : 1) + spec->local > m->fd_budget)
+            m->fds_used + program_n_events(spec->program, m->events) + (exits_from_watch(m) ? 0 : 1) + spec->local > m->fd_budget)
                 return -ENFILE;
         /* Watching exits before the thread is checked alive below: an exit after that check is seen. */
         if (exits_from_watch(m))

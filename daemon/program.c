@@ -14,7 +14,6 @@
 
 #define MODE_THRESHOLD_BITS  (0xfc000000u | 0x2000000u | 0x400000u)    /* threshold, thresh_res, thresh_hres */
 #define MODE_HYPERVISOR_BIT  0x800000u
-#define MODE_IS_GROUP_BIT    0x20u
 #define MODE_RUNLATCH_BIT    0x1000000u
 #define MODE_NOINTERRUPT_BIT 0x200000u
 #define MODE_THREAD_BITS     (PM_COUNT | PM_USER | PM_KERNEL | PM_NO_INHERIT | PM_PROCTREE | PM_PROCESS | \
@@ -23,24 +22,44 @@
 #define MODE_SYSTEM_BITS     (PM_COUNT | PM_USER | PM_KERNEL | PM_PROCTREE | MODE_RUNLATCH_BIT | \
                               MODE_NOINTERRUPT_BIT)
 
+bool program_set_events(const ProgramSet *s, const EventTable *t, int32_t ret[MAX_COUNTERS]) {
+        const EventGroup *g;
+
+        if (!(s->mode & MODE_IS_GROUP_BIT)) {
+                memcpy(ret, s->events, sizeof(s->events));
+                return true;
+        }
+        g = event_table_find_group(t, s->events[0]);
+        if (g)
+                memcpy(ret, g->events, sizeof(g->events));
+        else
+                for (int c = 0; c < MAX_COUNTERS; c++)
+                        ret[c] = COUNT_NOTHING;
+        return g != NULL;
+}
+
 static ProgramError program_check(const Program *p, const EventTable *t, uint32_t allowed_bits,
                                   uint32_t conflicts_with_proctree, int *ret_counter) {
+        int32_t events[MAX_COUNTERS];
         size_t n_used = 0;
 
         if (p->mode & MODE_THRESHOLD_BITS)
                 return PROGRAM_THRESHOLD;
         if (p->mode & MODE_HYPERVISOR_BIT)
                 return PROGRAM_HYPERVISOR;
-        if (p->mode & MODE_IS_GROUP_BIT)
-                return PROGRAM_EVENT_GROUPS;
-        if (p->mode & ~allowed_bits)
+        if (p->mode & ~(allowed_bits | MODE_IS_GROUP_BIT))
                 return PROGRAM_INVALID_MODE;
         if ((p->mode & PM_PROCTREE) && (p->mode & (PM_NO_INHERIT | conflicts_with_proctree)))
                 return PROGRAM_CONFLICTING_MODE;
+        if (!program_set_events(&p->sets[0], t, events)) {
+                if (ret_counter)
+                        *ret_counter = p->events[0];    /* the group id, for the message */
+                return PROGRAM_UNKNOWN_GROUP;
+        }
         for (int c = 0; c < MAX_COUNTERS; c++) {
-                if (p->events[c] == COUNT_NOTHING)
+                if (events[c] == COUNT_NOTHING)
                         continue;
-                if (!event_table_find(t, p->events[c])) {
+                if (!event_table_find(t, events[c])) {
                         if (ret_counter)
                                 *ret_counter = c;
                         return PROGRAM_UNKNOWN_EVENT;
@@ -67,12 +86,16 @@ uint32_t program_rounds(const Program *p, uint64_t enabled_ns) {
         return n > UINT32_MAX ? UINT32_MAX : (uint32_t) n;
 }
 
-size_t program_n_events(const Program *p) {
+size_t program_n_events(const Program *p, const EventTable *t) {
         size_t n = 0;
 
-        for (size_t k = 0; k < program_n_sets(p); k++)
+        for (size_t k = 0; k < program_n_sets(p); k++) {
+                int32_t events[MAX_COUNTERS];
+
+                (void) program_set_events(&p->sets[k], t, events);
                 for (int c = 0; c < MAX_COUNTERS; c++)
-                        n += p->sets[k].events[c] != COUNT_NOTHING;
+                        n += events[c] != COUNT_NOTHING;
+        }
         return n;
 }
 
@@ -157,28 +180,35 @@ Program program_with_count(const Program *p, bool counting) {
 }
 
 bool program_owner_may_count_kernel(const Program *p, const EventTable *t) {
-        for (size_t k = 0; k < program_n_sets(p); k++)
+        for (size_t k = 0; k < program_n_sets(p); k++) {
+                int32_t events[MAX_COUNTERS];
+
+                if (!program_set_events(&p->sets[k], t, events))
+                        return false;
                 for (int c = 0; c < MAX_COUNTERS; c++) {
                         const Event *e;
-                        if (p->sets[k].events[c] == COUNT_NOTHING)
+                        if (events[c] == COUNT_NOTHING)
                                 continue;
-                        e = event_table_find(t, p->sets[k].events[c]);
+                        e = event_table_find(t, events[c]);
                         if (!e || !e->owner_may_count_kernel)
                                 return false;
                 }
+        }
         return true;
 }
 
 void program_encode(const Program *p, const EventTable *t, ProgramEncoding *ret) {
         ProgramEncoding enc = {};
+        int32_t events[MAX_COUNTERS];
 
+        (void) program_set_events(&p->sets[0], t, events);
         for (int c = 0; c < MAX_COUNTERS; c++) {
                 const Event *e;
                 struct perf_event_attr *a;
 
-                if (p->events[c] == COUNT_NOTHING)
+                if (events[c] == COUNT_NOTHING)
                         continue;
-                e = event_table_find(t, p->events[c]);
+                e = event_table_find(t, events[c]);
                 a = &enc.attrs[enc.n_events];
                 *a = e->attr;
                 a->size = sizeof(*a);

@@ -42,7 +42,7 @@ typedef enum ProgramError {
         PROGRAM_CONFLICTING_MODE,       /* proctree with no_inherit, or with a process group */
         PROGRAM_THRESHOLD,
         PROGRAM_HYPERVISOR,
-        PROGRAM_EVENT_GROUPS,
+        PROGRAM_UNKNOWN_GROUP,          /* is_group with a group id the catalog does not offer */
         PROGRAM_NO_EVENTS,              /* every counter is COUNT_NOTHING */
         PROGRAM_BAD_SLICE,              /* a multi-set slice outside PM_MX_SLICE_MIN..MAX ms */
         PROGRAM_BAD_SETS,               /* no set, or more than the configured maximum */
@@ -67,7 +67,11 @@ bool program_multi_set(const Program *p);
 /* AIX's nb_mx_round for a time enabled: how many times slice * sets fits in it (0 for a pm_prog_t). */
 uint32_t program_rounds(const Program *p, uint64_t enabled_ns);
 /* The events of every set: the perf events (and fds) a context of p holds. */
-size_t program_n_events(const Program *p);
+size_t program_n_events(const Program *p, const EventTable *t);
+/* The events a set counts: its own, or with mode.b.is_group those of the group events[0] names
+ * (COUNT_NOTHING everywhere, and false, for a group the catalog does not offer). */
+#define MODE_IS_GROUP_BIT 0x20u
+bool program_set_events(const ProgramSet *s, const EventTable *t, int32_t ret[MAX_COUNTERS]);
 /* A multi-set program's shape: 1..max_sets sets, its slice, and its sets' modes (every set's the
  * same for _mx; for _mm the same proctree, count, process and no_inherit bits: each is the
  * context's or group's, not a set's). PROGRAM_OK for a single set. Each set is

@@ -322,7 +322,7 @@ typedef struct {
 #define PM_EOPEN           16   /* the kernel refused to open the counters */
 #define PM_ETHRESH         17   /* thresholds: no event here is thresholdable */
 #define PM_EHYPERVISOR     18   /* hypervisor counting is not supported */
-#define PM_EGROUPS         19   /* event groups (mode.b.is_group) are not supported */
+#define PM_EGROUPS         19   /* mode.b.is_group: events[0] is not a group pm_init listed */
 #define PM_ENOEVENTS       20   /* the program selects no event */
 #define PM_ENOGROUP        21   /* the thread is not a member of a counting group */
 /* Third-party refusals: the caller may not trace the target thread (pm_set_program_thread(3)). */

@@ -11,9 +11,20 @@ static int entry_cmp(const void *a, const void *b) {
         return (x->id > y->id) - (x->id < y->id);
 }
 
+static void groups_free(pm_groups_t *l, size_t n) {
+        for (size_t i = 0; l && i < n; i++) {
+                free(l[i].events);
+                free(l[i].short_name);
+                free(l[i].long_name);
+                free(l[i].description);
+        }
+        free(l);
+}
+
 Catalog *catalog_free(Catalog *c) {
         if (!c)
                 return NULL;
+        groups_free(c->groups, c->n_groups);
         for (size_t i = 0; i < c->n_entries; i++) {
                 free(c->entries[i].short_name);
                 free(c->entries[i].long_name);
@@ -94,6 +105,50 @@ int catalog_new(const char *processor, int n_counters, const CatalogEntry *entri
                 return -ENOMEM;
         *ret = TAKE_PTR(c);
         return 0;
+}
+
+static bool catalog_has(const Catalog *c, int id) {
+        CatalogEntry key = { .id = id };
+
+        return bsearch(&key, c->entries, c->n_entries, sizeof(CatalogEntry), entry_cmp) != NULL;
+}
+
+int catalog_set_groups(Catalog *c, const CatalogGroup *l, size_t n) {
+        pm_groups_t *groups = calloc(n + 1, sizeof(pm_groups_t));
+        size_t kept = 0;
+
+        if (!groups)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                pm_groups_t *g = &groups[kept];
+                bool usable = true;
+
+                for (int k = 0; k < MAX_COUNTERS; k++)
+                        if (l[i].events[k] != COUNT_NOTHING && !catalog_has(c, l[i].events[k]))
+                                usable = false;
+                if (!usable)
+                        continue;       /* an event the filter left out: the group could not be counted */
+                g->group_id = l[i].id;
+                g->events = malloc(sizeof(int) * MAX_COUNTERS);
+                g->short_name = strdup(l[i].short_name);
+                g->long_name = strdup(l[i].long_name);
+                g->description = strdup(l[i].description);
+                kept++;
+                if (!g->events || !g->short_name || !g->long_name || !g->description) {
+                        groups_free(groups, kept);
+                        return -ENOMEM;
+                }
+                memcpy(g->events, l[i].events, sizeof(int) * MAX_COUNTERS);
+        }
+        groups_free(c->groups, c->n_groups);
+        c->groups = groups;
+        c->n_groups = kept;
+        return 0;
+}
+
+void catalog_fill_groups(const Catalog *c, pm_groups_info_t *groups) {
+        groups->maxgroups = (int) c->n_groups;
+        groups->event_groups = c->n_groups > 0 ? c->groups : NULL;
 }
 
 void catalog_fill_info(Catalog *c, pm_info_t *info) {

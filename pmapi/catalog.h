@@ -27,13 +27,29 @@ typedef struct Catalog {
         pm_events_t *lists1[MAX_COUNTERS];
         pm_events2_t *events2;
         pm_events2_t *lists2[MAX_COUNTERS];
+        /* What pm_groups_info_t points into: the groups pmapid offers whose every event passed the
+         * filter (an application may count them all), each owning its events and names. */
+        pm_groups_t *groups;
+        size_t n_groups;
 } Catalog;
+
+/* One group as pmapid sends it (GetGroups); the strings are the caller's. */
+typedef struct CatalogGroup {
+        int id;
+        const char *short_name;
+        const char *long_name;
+        const char *description;
+        int events[MAX_COUNTERS];       /* COUNT_NOTHING for unused counters */
+} CatalogGroup;
 
 /* Takes the catalog pmapid sent (any order), keeps the entries whose status is in filter. The
  * strings of entries are copied. */
 int catalog_new(const char *processor, int n_counters, const CatalogEntry *entries, size_t n, int filter,
                 Catalog **ret);
 Catalog *catalog_free(Catalog *c);
+/* Keeps the groups of l whose events are all in c (copied); replaces any kept before. */
+int catalog_set_groups(Catalog *c, const CatalogGroup *l, size_t n);
+void catalog_fill_groups(const Catalog *c, pm_groups_info_t *groups);
 void catalog_fill_info(Catalog *c, pm_info_t *info);
 void catalog_fill_info2(Catalog *c, pm_info2_t *info);
 bool catalog_allows(const Catalog *c, int counter, int event_id);

@@ -23,7 +23,7 @@ static const struct {
         { PMAPI_ERROR_NO_EVENTS,                PM_ENOEVENTS },
         { PMAPI_ERROR_THRESHOLD,                PM_ETHRESH },
         { PMAPI_ERROR_HYPERVISOR,               PM_EHYPERVISOR },
-        { PMAPI_ERROR_EVENT_GROUPS,             PM_EGROUPS },
+        { PMAPI_ERROR_UNKNOWN_GROUP,            PM_EGROUPS },
         { PMAPI_ERROR_OPEN_FAILED,              PM_EOPEN },
         { PMAPI_ERROR_NO_MEMORY,                PM_ENOMEM },
         { PMAPI_ERROR_NOT_OWNER,                PM_ENOTOWNER },

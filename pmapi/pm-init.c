@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bus.h"
 #include "catalog.h"
@@ -52,8 +53,60 @@ static int read_catalog(sd_bus_message *reply, const char **ret_processor, uint3
         return 0;
 }
 
+/* Reads GetGroups' reply into c (the groups whose events passed c's filter). */
+static int read_groups(sd_bus_message *reply, Catalog *c) {
+        _cleanup_free_ CatalogGroup *l = NULL;
+        size_t n = 0, allocated = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "(isssai)");
+        if (r < 0)
+                return r;
+        for (;;) {
+                CatalogGroup g = {};
+                const int32_t *events;
+                size_t n_bytes;
+
+                r = sd_bus_message_enter_container(reply, 'r', "isssai");
+                if (r <= 0)
+                        break;
+                r = sd_bus_message_read(reply, "isss", &g.id, &g.short_name, &g.long_name, &g.description);
+                if (r >= 0)
+                        r = sd_bus_message_read_array(reply, 'i', (const void **) &events, &n_bytes);
+                if (r >= 0 && n_bytes != sizeof(g.events))
+                        r = -EBADMSG;
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        return r;
+                memcpy(g.events, events, sizeof(g.events));
+                if (n == allocated) {
+                        CatalogGroup *p = realloc(l, (allocated = allocated ? allocated * 2 : 16) * sizeof(*l));
+                        if (!p)
+                                return -ENOMEM;
+                        l = p;
+                }
+                l[n++] = g;
+        }
+        if (r < 0)
+                return r;
+        return catalog_set_groups(c, l, n);
+}
+
+/* The groups pmapid offers, into c. */
+static int load_groups(Catalog *c) {
+        _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = bus_call("GetGroups", &reply, NULL);
+        if (r != 0)
+                return r;
+        r = read_groups(reply, c);
+        return r == 0 ? 0 : r == -ENOMEM ? PM_ENOMEM : PM_EDAEMON;
+}
+
 /* Fetches and filters the catalog; installs it (initializing the library) if install is set. */
-static int load(int filter, bool install, Catalog **ret) {
+static int load(int filter, bool install, bool with_groups, Catalog **ret) {
         _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         CatalogEntry *entries = NULL;
         const char *processor;
@@ -74,15 +127,17 @@ static int load(int filter, bool install, Catalog **ret) {
         free(entries);          /* its strings belong to the reply */
         if (r < 0)
                 return PM_ENOMEM;
+        if (with_groups) {
+                r = load_groups(c);
+                if (r != 0) {
+                        catalog_free(c);
+                        return r;
+                }
+        }
         if (install)
                 catalog_install(c);
         *ret = c;
         return 0;
-}
-
-static void fill_groups(pm_groups_info_t *groups) {
-        groups->maxgroups = 0;
-        groups->event_groups = NULL;
 }
 
 int pm_init(int filter, pm_info_t *pminfo, ...) {
@@ -100,12 +155,12 @@ int pm_init(int filter, pm_info_t *pminfo, ...) {
                 if (!groups)
                         return PM_EFAULT;
         }
-        r = load(filter, true, &c);
+        r = load(filter, true, groups != NULL, &c);
         if (r != 0)
                 return r;
         catalog_fill_info(c, pminfo);
         if (groups)
-                fill_groups(groups);
+                catalog_fill_groups(c, groups);
         return 0;
 }
 
@@ -117,10 +172,10 @@ int pm_initialize(int filter, pm_info2_t *pminfo, pm_groups_info_t *pmgroups, in
                 return PM_EFAULT;
         if (proctype != PM_CURRENT)
                 return PM_EPROCTYPE;
-        r = load(filter, true, &c);
+        r = load(filter, true, true, &c);
         if (r != 0)
                 return r;
         catalog_fill_info2(c, pminfo);
-        fill_groups(pmgroups);
+        catalog_fill_groups(c, pmgroups);
         return 0;
 }

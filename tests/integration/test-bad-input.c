@@ -52,9 +52,11 @@ static void test_init_arguments_are_checked(void **state) {
         assert_int_equal(pm_initialize(PM_VERIFIED, NULL, &groups, PM_CURRENT), PM_EFAULT);
         assert_int_equal(pm_initialize(PM_VERIFIED, &info2, NULL, PM_CURRENT), PM_EFAULT);
 
+        /* Only groups of verified events: pm_sched (PM_MAJOR_FLT keeps pm_faults out). */
         assert_int_equal(pm_init(PM_VERIFIED | PM_GET_GROUPS, &info, &groups), 0);
-        assert_int_equal(groups.maxgroups, 0);
-        assert_null(groups.event_groups);
+        assert_int_equal(groups.maxgroups, 1);
+        assert_non_null(groups.event_groups);
+        assert_int_equal(groups.event_groups[0].group_id, 2);
         assert_int_equal(info.maxpmcs, MAX_COUNTERS);
         page_faults_id = find_event_id(&info, "PM_PAGE_FLT");
         assert_true(page_faults_id > 0);
@@ -97,7 +99,6 @@ static void test_mode_bits_are_checked(void **state) {
                 { PM_USER | 0x40 /* spare */, PM_EMODE },
                 { PM_USER | (5 << 26) /* threshold */, PM_ETHRESH },
                 { PM_USER | 0x800000 /* hypervisor */, PM_EHYPERVISOR },
-                { PM_USER | 0x20 /* is_group */, PM_EGROUPS },
         };
         pm_prog_t prog;
 

@@ -162,7 +162,7 @@ static void test_unprobed_table_keeps_rows_in_order(void **state) {
 }
 
 static void test_find_returns_each_row_and_null_for_missing_ids(void **state) {
-        static const int missing[] = { 0, 8, 99, 1000, -1, COUNT_NOTHING, 107, 2147483647 };
+        static const int missing[] = { 0, 8, 99, 1000, -1, COUNT_NOTHING, 111, 2147483647 };
         EventTable *t = NULL;
 
         assert_int_equal(event_table_new_unprobed(event_sources, n_event_sources, &t), 0);
@@ -291,6 +291,88 @@ static void test_loaded_curated_rows_keep_their_definition(void **state) {
         event_table_free(t);
 }
 
+/* The predefined groups (daemon/events/groups.c) are data: ids unique and increasing, AIX-style
+ * lower-case names, at most MAX_COUNTERS events each, every one a curated row, none twice. */
+static void test_group_defs_are_valid(void **state) {
+        EventTable *t = NULL;
+
+        (void) state;
+        assert_int_equal(event_table_new_unprobed(event_sources, n_event_sources, &t), 0);
+        for (size_t g = 0; g < n_event_group_defs; g++) {
+                const EventGroupDef *d = &event_group_defs[g];
+                size_t n = 0;
+
+                if (d->id <= 0 || (g > 0 && d->id <= event_group_defs[g - 1].id))
+                        fail_msg("group id %d out of order", d->id);
+                if (strncmp(d->short_name, "pm_", 3) != 0 || !d->long_name[0] || !d->description[0])
+                        fail_msg("group %d: names or description", d->id);
+                for (size_t o = 0; o < g; o++)
+                        if (strcmp(event_group_defs[o].short_name, d->short_name) == 0)
+                                fail_msg("group name %s twice", d->short_name);
+                for (; n < MAX_COUNTERS && d->events[n]; n++) {
+                        if (!event_table_find_name(t, d->events[n]))
+                                fail_msg("group %d names %s, not a curated row", d->id, d->events[n]);
+                        for (size_t o = 0; o < n; o++)
+                                if (strcmp(d->events[o], d->events[n]) == 0)
+                                        fail_msg("group %d names %s twice", d->id, d->events[n]);
+                }
+                if (n == 0)
+                        fail_msg("group %d is empty", d->id);
+        }
+        /* Unprobed, every group is offered, its events on counters 0, 1, ... */
+        assert_int_equal(t->n_groups, n_event_group_defs);
+        assert_non_null(event_table_find_group(t, 1));
+        assert_int_equal(event_table_find_group(t, 1)->events[0], 2);
+        assert_int_equal(event_table_find_group(t, 1)->events[3], COUNT_NOTHING);
+        assert_null(event_table_find_group(t, 0));
+        assert_null(event_table_find_group(t, 3));
+        event_table_free(t);
+}
+
+/* A group naming an event the catalog lacks is not offered. */
+static void test_group_with_an_absent_event_is_not_offered(void **state) {
+        static const EventGroupDef defs[] = {
+                { 1, "pm_ok", "ok", "ok", { "PM_PAGE_FLT" } },
+                { 2, "pm_gone", "gone", "gone", { "PM_PAGE_FLT", "PM_NO_SUCH_EVENT" } },
+        };
+        const EventTableSource *const only_sw[] = { &event_source_perf_software };
+        EventTable *t = NULL;
+
+        (void) state;
+        assert_int_equal(event_table_new_unprobed(only_sw, 1, &t), 0);
+        assert_int_equal(t->n_groups, 2);      /* pm_faults and pm_sched: software only */
+        free(t->groups);
+        t->groups = NULL;
+        t->n_groups = 0;
+        assert_int_equal(event_table_load_groups(t, defs, ELEMENTSOF(defs), false), 0);
+        assert_int_equal(t->n_groups, 1);
+        assert_string_equal(t->groups[0].def->short_name, "pm_ok");
+        assert_null(event_table_find_group(t, 2));
+        event_table_free(t);
+}
+
+/* Probed on this machine: the software groups are offered (their events always open together), and
+ * every group offered has all its events in the catalog. */
+static void test_loaded_table_offers_the_software_groups(void **state) {
+        EventTable *t = NULL;
+        char why[256];
+
+        (void) state;
+        if (!perf_available(why, sizeof(why))) {
+                print_message("# SKIP: %s\n", why);
+                skip();
+        }
+        assert_int_equal(event_table_load(&t), 0);
+        assert_non_null(event_table_find_group(t, 1));
+        assert_non_null(event_table_find_group(t, 2));
+        for (size_t g = 0; g < t->n_groups; g++)
+                for (int c = 0; c < MAX_COUNTERS; c++)
+                        if (t->groups[g].events[c] != COUNT_NOTHING && !event_table_find(t, t->groups[g].events[c]))
+                                fail_msg("group %d counter %d: event %d not in the catalog", t->groups[g].def->id, c,
+                                         t->groups[g].events[c]);
+        event_table_free(t);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_every_source_names_its_family_and_origin),
@@ -305,6 +387,9 @@ int main(void) {
                 cmocka_unit_test(test_unprobed_table_of_one_source),
                 cmocka_unit_test(test_loaded_table_lists_software_events_in_id_order),
                 cmocka_unit_test(test_loaded_curated_rows_keep_their_definition),
+                cmocka_unit_test(test_group_defs_are_valid),
+                cmocka_unit_test(test_group_with_an_absent_event_is_not_offered),
+                cmocka_unit_test(test_loaded_table_offers_the_software_groups),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

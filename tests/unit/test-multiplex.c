@@ -53,11 +53,14 @@ static int64_t read_set(Context *c, size_t set, int counter) {
 
 static void test_shape_checks(void **state) {
         Program p = two_sets(PM_USER | PM_COUNT, PM_USER | PM_COUNT, false), q;
+        EventTable *t = NULL;
 
         (void) state;
+        assert_int_equal(event_table_new_unprobed(event_sources, n_event_sources, &t), 0);
         assert_int_equal(program_check_sets(&p, 8), PROGRAM_OK);
         assert_int_equal(program_n_sets(&p), 2);
-        assert_int_equal(program_n_events(&p), 3);
+        assert_int_equal(program_n_events(&p, t), 3);
+        event_table_free(t);
         assert_true(program_multi_set(&p));
         q = p, q.n_sets = 0;
         assert_int_equal(program_check_sets(&q, 8), PROGRAM_BAD_SETS);

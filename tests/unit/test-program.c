@@ -1,6 +1,6 @@
 /* test-program.c: AIX's rules for a thread program and its perf encoding (daemon/program.c). The
  * catalog is the curated tables without probing (event_table_new_unprobed), so ids 1..7 are the
- * perf software rows and 100..106 the generic hardware rows. Checked here: which mode bits a
+ * perf software rows, 100..110 the generic hardware rows, and groups 1, 2 and 10..14 are offered. Checked here: which mode bits a
  * thread context takes and which error each refused bit gives, how counters map to the members of
  * one perf group, and how the group's values come back to the counters. */
 #include <setjmp.h>
@@ -65,7 +65,7 @@ static void test_mode_bits_give_expected_verdict(void **state) {
                 { PM_USER | 0x2000000u,                 PROGRAM_THRESHOLD, PROGRAM_THRESHOLD, PROGRAM_THRESHOLD },
                 { PM_USER | 0x400000u,                  PROGRAM_THRESHOLD, PROGRAM_THRESHOLD, PROGRAM_THRESHOLD },
                 { PM_USER | 0x800000u,                  PROGRAM_HYPERVISOR, PROGRAM_HYPERVISOR, PROGRAM_HYPERVISOR },
-                { PM_USER | 0x20u,                      PROGRAM_EVENT_GROUPS, PROGRAM_EVENT_GROUPS, PROGRAM_EVENT_GROUPS },
+                { PM_USER | 0x20u,                      PROGRAM_OK, PROGRAM_OK, PROGRAM_OK },   /* is_group: group 2 */
         };
 
         for (size_t i = 0; i < ELEMENTSOF(table); i++) {
@@ -81,6 +81,40 @@ static void test_mode_bits_give_expected_verdict(void **state) {
                                  (int) e[0], (int) e[1], (int) e[2], (int) table[i].thread, (int) table[i].group,
                                  (int) table[i].system);
         }
+}
+
+/* mode.b.is_group: events[0] is a group id, the other counters are ignored (AIX), and the group's
+ * events go on counters 0, 1, 2 in its order; an id the catalog does not offer is refused, named. */
+static void test_event_group_expands_to_its_events(void **state) {
+        Program p = program_with(PM_USER | MODE_IS_GROUP_BIT);
+        ProgramEncoding enc;
+        int32_t events[MAX_COUNTERS];
+        int counter = -42;
+
+        p.events[0] = 1;                        /* pm_faults: PM_PAGE_FLT, PM_MINOR_FLT, PM_MAJOR_FLT */
+        p.events[4] = 12345;                    /* ignored */
+        assert_int_equal(program_check_thread(&p, *state, &counter), PROGRAM_OK);
+        assert_true(program_set_events(&p.sets[0], *state, events));
+        assert_int_equal(events[0], 2);
+        assert_int_equal(events[1], 5);
+        assert_int_equal(events[2], 6);
+        assert_int_equal(events[3], COUNT_NOTHING);
+        assert_int_equal(events[4], COUNT_NOTHING);
+        program_encode(&p, *state, &enc);
+        assert_int_equal(enc.n_events, 3);
+        assert_int_equal(enc.slot[0], 0);
+        assert_int_equal(enc.slot[2], 2);
+        assert_int_equal(enc.attrs[0].disabled, 1);     /* the group's first event leads */
+        assert_int_equal(program_n_events(&p, *state), 3);
+        assert_true(program_owner_may_count_kernel(&p, *state));
+        p.events[0] = 99;
+        assert_int_equal(program_check_thread(&p, *state, &counter), PROGRAM_UNKNOWN_GROUP);
+        assert_int_equal(counter, 99);
+        assert_false(program_set_events(&p.sets[0], *state, events));
+        assert_int_equal(events[0], COUNT_NOTHING);
+        p.events[0] = 10;                       /* pm_cpi: hardware, but offered unprobed */
+        assert_int_equal(program_check_system(&p, *state, &counter), PROGRAM_OK);
+        assert_false(program_owner_may_count_kernel(&p, *state));
 }
 
 static void test_all_counters_empty_is_no_events(void **state) {
@@ -275,6 +309,7 @@ static void test_count_bits_are_read_from_mode(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_mode_bits_give_expected_verdict),
+                cmocka_unit_test(test_event_group_expands_to_its_events),
                 cmocka_unit_test(test_all_counters_empty_is_no_events),
                 cmocka_unit_test(test_unknown_event_names_its_counter),
                 cmocka_unit_test(test_every_curated_id_on_every_counter_is_accepted),

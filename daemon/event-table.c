@@ -15,6 +15,7 @@
 const EventTableSource *const event_sources[] = {
         &event_source_perf_software,
         &event_source_perf_generic_hw,
+        &event_source_cpu_families,
 };
 const size_t n_event_sources = ELEMENTSOF(event_sources);
 
@@ -77,6 +78,7 @@ int event_table_new_unprobed(const EventTableSource *const *sources, size_t n_so
         t->pmu_name = strdup("unprobed");
         if (!t->pmu_name)
                 return -ENOMEM;
+        t->n_counters = MAX_COUNTERS;
         for (size_t s = 0; s < n_sources; s++)
                 for (size_t i = 0; i < sources[s]->n_rows; i++) {
                         Event e;
@@ -140,16 +142,21 @@ static bool table_has_encoding(const EventTable *t, const struct perf_event_attr
         return false;
 }
 
-static int load_curated(EventTable *t, size_t *allocated) {
+static int load_curated(EventTable *t, size_t *allocated, bool probe) {
         int r;
 
         for (size_t s = 0; s < n_event_sources; s++)
                 for (size_t i = 0; i < event_sources[s]->n_rows; i++) {
                         const EventDef *d = &event_sources[s]->rows[i];
                         struct perf_event_attr attr;
+                        const char *used = d->pfm_name;
                         Event e;
 
-                        if (encode(d->pfm_name, &attr) < 0 || !opens_here(&attr)) {
+                        /* pfm_name, else the first alternative this machine's PMUs take. */
+                        for (size_t k = 0; used; used = k < ELEMENTSOF(d->alternatives) ? d->alternatives[k++] : NULL)
+                                if (encode(used, &attr) == 0 && (!probe || opens_here(&attr)))
+                                        break;
+                        if (!used) {
                                 log_debug("Event '%s' (%s) does not open here, not listed.",
                                           d->short_name, d->pfm_name);
                                 continue;
@@ -157,6 +164,12 @@ static int load_curated(EventTable *t, size_t *allocated) {
                         r = event_from_def(d, &e);
                         if (r < 0)
                                 return r;
+                        free(e.long_name);
+                        e.long_name = strdup(used);
+                        if (!e.long_name) {
+                                event_done(&e);
+                                return -ENOMEM;
+                        }
                         e.attr = attr;
                         r = event_table_append(t, allocated, &e);
                         if (r < 0) {
@@ -167,8 +180,50 @@ static int load_curated(EventTable *t, size_t *allocated) {
         return 0;
 }
 
-/* Every other event of the present PMUs, named pmu::NAME, in libpfm4's order. */
-static int load_extra(EventTable *t, size_t *allocated) {
+/* The code perf stat takes for attr: rNNN for a raw event of the CPU PMU, else the type and config. */
+static char *raw_code(const struct perf_event_attr *a) {
+        char *s = NULL;
+
+        if (a->type == PERF_TYPE_RAW)
+                return asprintf(&s, "r%llx", (unsigned long long) a->config) < 0 ? NULL : s;
+        return asprintf(&s, "type=%u,config=0x%llx", a->type, (unsigned long long) a->config) < 0 ? NULL : s;
+}
+
+/* One libpfm4 event (pmu::NAME, or pmu::NAME:UMASK for a umask), if it encodes, is not listed
+ * yet under another name, and (probed) opens here. Its description is libpfm4's, the umask's
+ * after it, and the raw code perf stat would take. */
+static int add_extra(EventTable *t, size_t *allocated, int *next_id, const char *name, const char *desc,
+                     const char *umask_desc, bool probe) {
+        struct perf_event_attr attr;
+        _cleanup_free_ char *raw = NULL;
+        Event e = { .status = PM_UNVERIFIED };
+        int r;
+
+        if (encode(name, &attr) < 0 || table_has_encoding(t, &attr) || (probe && !opens_here(&attr)))
+                return 0;
+        raw = raw_code(&attr);
+        if (!raw)
+                return -ENOMEM;
+        e.id = (*next_id)++;
+        e.attr = attr;
+        e.short_name = strdup(name);
+        e.long_name = strdup(name);
+        if (asprintf(&e.description, "%s%s%s (raw: %s)", desc && *desc ? desc : name,
+                     umask_desc && *umask_desc ? ": " : "", umask_desc ? umask_desc : "", raw) < 0)
+                e.description = NULL;
+        if (!e.short_name || !e.long_name || !e.description) {
+                event_done(&e);
+                return -ENOMEM;
+        }
+        r = event_table_append(t, allocated, &e);
+        if (r < 0)
+                event_done(&e);
+        return r;
+}
+
+/* Every other event of the present PMUs, named pmu::NAME, then each of its umasks as
+ * pmu::NAME:UMASK, in libpfm4's order. */
+static int load_extra(EventTable *t, size_t *allocated, bool probe) {
         int next_id = EVENT_ID_EXTRA_BASE;
         int p, r;
 
@@ -179,33 +234,46 @@ static int load_extra(EventTable *t, size_t *allocated) {
                         continue;
                 for (int i = pi.first_event; i != -1; i = pfm_get_event_next(i)) {
                         pfm_event_info_t ei = { .size = sizeof(ei) };
-                        struct perf_event_attr attr;
                         _cleanup_free_ char *name = NULL;
-                        Event e = { .status = PM_UNVERIFIED };
 
                         if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
                                 continue;
                         if (asprintf(&name, "%s::%s", pi.name, ei.name) < 0)
                                 return -ENOMEM;
-                        if (encode(name, &attr) < 0 || table_has_encoding(t, &attr) || !opens_here(&attr))
-                                continue;
-                        e.id = next_id++;
-                        e.attr = attr;
-                        e.short_name = strdup(name);
-                        e.long_name = TAKE_PTR(name);
-                        e.description = strdup(ei.desc && *ei.desc ? ei.desc : e.long_name);
-                        if (!e.short_name || !e.description) {
-                                event_done(&e);
-                                return -ENOMEM;
-                        }
-                        r = event_table_append(t, allocated, &e);
-                        if (r < 0) {
-                                event_done(&e);
+                        r = add_extra(t, allocated, &next_id, name, ei.desc, NULL, probe);
+                        if (r < 0)
                                 return r;
+                        for (int a = 0; a < ei.nattrs; a++) {
+                                pfm_event_attr_info_t ai = { .size = sizeof(ai) };
+                                _cleanup_free_ char *variant = NULL;
+
+                                if (pfm_get_event_attr_info(i, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+                                    ai.type != PFM_ATTR_UMASK)
+                                        continue;
+                                if (asprintf(&variant, "%s:%s", name, ai.name) < 0)
+                                        return -ENOMEM;
+                                r = add_extra(t, allocated, &next_id, variant, ei.desc, ai.desc, probe);
+                                if (r < 0)
+                                        return r;
                         }
                 }
         }
         return 0;
+}
+
+/* maxpmcs: the first present CPU PMU's general and fixed counters, at most MAX_COUNTERS. */
+static unsigned cpu_pmu_counters(void) {
+        int p;
+
+        pfm_for_all_pmus(p) {
+                pfm_pmu_info_t pi = { .size = sizeof(pi) };
+                if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present || pi.type != PFM_PMU_TYPE_CORE)
+                        continue;
+                if (pi.num_cntrs + pi.num_fixed_cntrs > 0)
+                        return pi.num_cntrs + pi.num_fixed_cntrs < MAX_COUNTERS ?
+                               (unsigned) (pi.num_cntrs + pi.num_fixed_cntrs) : MAX_COUNTERS;
+        }
+        return MAX_COUNTERS;
 }
 
 /* The processor name pm_init reports: the first present PMU that is not one of perf's generic ones;
@@ -233,7 +301,11 @@ static bool has_cpu_counters(const EventTable *t) {
         return false;
 }
 
-int event_table_load(EventTable **ret) {
+void event_table_reset_pfm(void) {
+        pfm_terminate();
+}
+
+static int load(EventTable **ret, bool probe) {
         _cleanup_(event_table_freep) EventTable *t = calloc(1, sizeof(EventTable));
         size_t allocated = 0;
         bool pmu_found;
@@ -246,12 +318,14 @@ int event_table_load(EventTable **ret) {
         t->pmu_name = cpu_pmu_name(&pmu_found);
         if (!t->pmu_name)
                 return -ENOMEM;
-        r = load_curated(t, &allocated);
+        r = load_curated(t, &allocated, probe);
         if (r < 0)
                 return r;
-        r = load_extra(t, &allocated);
+        r = load_extra(t, &allocated, probe);
         if (r < 0)
                 return r;
+        /* The CPU PMU's counters where it counts; software events alone are not limited by them. */
+        t->n_counters = pmu_found && has_cpu_counters(t) ? cpu_pmu_counters() : MAX_COUNTERS;
         /* A PMU that libpfm4 knows but perf would not open for us (a VM's, paranoid): say so once. */
         if (pmu_found && !has_cpu_counters(t)) {
                 char *n;
@@ -260,13 +334,21 @@ int event_table_load(EventTable **ret) {
                 free(t->pmu_name);
                 t->pmu_name = n;
         }
-        r = event_table_load_groups(t, event_group_defs, n_event_group_defs, /* probe= */ true);
+        r = event_table_load_groups(t, event_group_defs, n_event_group_defs, probe);
         if (r < 0)
                 return r;
-        log_info("Event catalog: %zu events and %zu event groups open on '%s'.", t->n_events, t->n_groups,
-                 t->pmu_name);
+        log_info("Event catalog: %zu events, %u counters and %zu event groups %s on '%s'.", t->n_events,
+                 t->n_counters, t->n_groups, probe ? "open" : "encoded", t->pmu_name);
         *ret = TAKE_PTR(t);
         return 0;
+}
+
+int event_table_load(EventTable **ret) {
+        return load(ret, true);
+}
+
+int event_table_load_unprobed(EventTable **ret) {
+        return load(ret, false);
 }
 
 const Event *event_table_find(const EventTable *t, int id) {

@@ -21,6 +21,10 @@ typedef struct EventDef {
         const char *checked_by;         /* the test that checks the count (verified, caveat) */
         bool owner_may_count_kernel;    /* the kernel shows this count to the thread's owner anyway
                                            (getrusage, /proc), so kernel mode is not a secret */
+        /* A CPU family's row: other libpfm4 names for the same count on other families, tried in
+         * order after pfm_name; the first that encodes (and opens) on the present PMUs is used.
+         * Family names are not qualified by a PMU: libpfm4 looks them up on the PMUs present. */
+        const char *alternatives[4];
 } EventDef;
 
 typedef struct EventTableSource {
@@ -32,6 +36,7 @@ typedef struct EventTableSource {
 
 extern const EventTableSource event_source_perf_software;
 extern const EventTableSource event_source_perf_generic_hw;
+extern const EventTableSource event_source_cpu_families;
 
 /* The curated tables, in id order. */
 extern const EventTableSource *const event_sources[];
@@ -72,13 +77,21 @@ typedef struct EventTable {
         Event *events;                  /* ordered by id */
         size_t n_events;
         char *pmu_name;                 /* processor name reported by pm_init */
+        unsigned n_counters;            /* pm_init's maxpmcs: the CPU PMU's general and fixed
+                                         * counters (libpfm4), at most MAX_COUNTERS; MAX_COUNTERS
+                                         * where no CPU PMU is reachable (software events) */
         EventGroup *groups;             /* ordered by id */
         size_t n_groups;
 } EventTable;
 
-/* Probes every curated row and every other libpfm4 event of the present PMUs by opening it on the
- * calling thread. */
+/* Probes every curated row and every other libpfm4 event of the present PMUs, each umask of each
+ * event a row of its own, by opening it on the calling thread. */
 int event_table_load(EventTable **ret);
+/* The same without opening anything: every encoding libpfm4 gives for the PMUs it finds present
+ * (LIBPFM_FORCE_PMU decides, in tests; set it before the first load of the process, or call
+ * event_table_reset_pfm() first). */
+int event_table_load_unprobed(EventTable **ret);
+void event_table_reset_pfm(void);
 /* Builds a catalog from the curated rows without libpfm4 or the kernel (unit tests). */
 int event_table_new_unprobed(const EventTableSource *const *sources, size_t n_sources, EventTable **ret);
 EventTable *event_table_free(EventTable *t);

@@ -124,7 +124,7 @@ static int method_get_events(sd_bus_message *m, void *userdata, sd_bus_error *er
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(reply, "su", t->pmu_name, (uint32_t) MAX_COUNTERS);
+        r = sd_bus_message_append(reply, "su", t->pmu_name, (uint32_t) t->n_counters);
         if (r < 0)
                 return r;
         r = sd_bus_message_open_container(reply, 'a', "(iusss)");

@@ -59,7 +59,8 @@ static ProgramError program_check(const Program *p, const EventTable *t, uint32_
         for (int c = 0; c < MAX_COUNTERS; c++) {
                 if (events[c] == COUNT_NOTHING)
                         continue;
-                if (!event_table_find(t, events[c])) {
+                /* A counter past the PMU's (maxpmcs) lists no event. */
+                if (c >= (int) t->n_counters || !event_table_find(t, events[c])) {
                         if (ret_counter)
                                 *ret_counter = c;
                         return PROGRAM_UNKNOWN_EVENT;

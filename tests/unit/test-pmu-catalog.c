@@ -1,0 +1,138 @@
+/* test-pmu-catalog.c: the catalog as pmapid builds it for CPU PMUs this machine does not have,
+ * each forced with LIBPFM_FORCE_PMU in a child process of its own (libpfm4 keeps a forced PMU for
+ * the life of the process): encodings only, nothing is opened. Checked per PMU: the processor
+ * name, maxpmcs from the PMU's general and fixed counters, the CPU-family rows with the family's
+ * own event and raw code (a native event of the same encoding is not listed again), every other
+ * native event and umask listed once with its raw code, and ids
+ * above the curated range in increasing order. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "event-table.h"
+#include "macro.h"
+#include "pmapi.h"
+
+typedef struct FamilyRow {
+        int id;
+        const char *long_name;          /* NULL: not listed on this PMU */
+        uint64_t config;
+} FamilyRow;
+
+typedef struct Expected {
+        const char *pmu;                /* LIBPFM_FORCE_PMU */
+        const char *processor;
+        unsigned counters;
+        const char *native;             /* one umask variant that must be listed */
+        FamilyRow family[4];
+} Expected;
+
+static const Expected expected[] = {
+        { "skl", "Intel Skylake", 8, "skl::L2_RQSTS:PF_MISS",
+          { { 120, "MEM_INST_RETIRED:ALL_LOADS", 0x81d0 }, { 121, "MEM_INST_RETIRED:ALL_STORES", 0x82d0 },
+            { 122, "MEM_LOAD_RETIRED:L3_MISS", 0x20d1 }, { 123, "CYCLE_ACTIVITY:STALLS_TOTAL", 0x40004a3 } } },
+        { "icl", "Intel Icelake", 8, "icl::BR_MISP_RETIRED:COND",          /* 16 + 4 counters, at most 8 */
+          { { 120, "MEM_INST_RETIRED:ALL_LOADS", 0x81d0 }, { 121, "MEM_INST_RETIRED:ALL_STORES", 0x82d0 },
+            { 122, "MEM_LOAD_RETIRED:L3_MISS", 0x20d1 }, { 123, "CYCLE_ACTIVITY:STALLS_TOTAL", 0x40004a3 } } },
+        { "amd64_fam17h_zen2", "AMD64 Fam17h Zen2", 6, "amd64_fam17h_zen2::LS_DISPATCH:LD_ST_DISPATCH",
+          { { 120, "LS_DISPATCH:LD_DISPATCH", 0x129 }, { 121, "LS_DISPATCH:STORE_DISPATCH", 0x229 },
+            { 122, NULL, 0 }, { 123, NULL, 0 } } },
+        { "amd64_fam19h_zen3", "AMD64 Fam19h Zen3", 6, "amd64_fam19h_zen3::LS_DISPATCH:LD_ST_DISPATCH",
+          { { 120, "LS_DISPATCH:LD_DISPATCH", 0x129 }, { 121, "LS_DISPATCH:STORE_DISPATCH", 0x229 },
+            { 122, NULL, 0 }, { 123, NULL, 0 } } },
+};
+
+#define CHECK(cond, ...)                                                        \
+        do {                                                                    \
+                if (!(cond)) {                                                  \
+                        fprintf(stderr, "%s: ", e->pmu);                        \
+                        fprintf(stderr, __VA_ARGS__);                           \
+                        fputc('\n', stderr);                                    \
+                        return 1;                                               \
+                }                                                               \
+        } while (0)
+
+static const Event *find_name(const EventTable *t, const char *short_name) {
+        for (size_t i = 0; i < t->n_events; i++)
+                if (strcmp(t->events[i].short_name, short_name) == 0)
+                        return &t->events[i];
+        return NULL;
+}
+
+static int check_catalog(const Expected *e) {
+        EventTable *t = NULL;
+        size_t n_natives = 0, n_umasks = 0;
+
+        if (setenv("LIBPFM_FORCE_PMU", e->pmu, 1) < 0 || event_table_load_unprobed(&t) < 0)
+                return 2;
+        CHECK(strcmp(t->pmu_name, e->processor) == 0, "processor '%s'", t->pmu_name);
+        CHECK(t->n_counters == e->counters, "%u counters", t->n_counters);
+        for (size_t k = 0; k < ELEMENTSOF(e->family); k++) {
+                const FamilyRow *f = &e->family[k];
+                const Event *ev = event_table_find(t, f->id);
+
+                if (!f->long_name) {
+                        CHECK(!ev, "family row %d listed as %s", f->id, ev->long_name);
+                        continue;
+                }
+                CHECK(ev, "family row %d missing", f->id);
+                CHECK(strcmp(ev->long_name, f->long_name) == 0, "row %d is %s", f->id, ev->long_name);
+                CHECK(ev->attr.type == PERF_TYPE_RAW && ev->attr.config == f->config, "row %d: type %u config %#llx",
+                      f->id, ev->attr.type, (unsigned long long) ev->attr.config);
+        }
+        CHECK(find_name(t, e->native), "%s not listed", e->native);
+        for (size_t i = 0; i < t->n_events; i++) {
+                const Event *ev = &t->events[i];
+
+                CHECK(i == 0 || ev->id > t->events[i - 1].id, "id %d after %d", ev->id, t->events[i - 1].id);
+                if (ev->id < EVENT_ID_EXTRA_BASE)
+                        continue;
+                CHECK(strncmp(ev->short_name, e->pmu, strlen(e->pmu)) == 0, "%s: not of the PMU", ev->short_name);
+                CHECK(strstr(ev->description, "(raw: r"), "%s: no raw code in '%s'", ev->short_name, ev->description);
+                CHECK(ev->status == PM_UNVERIFIED, "%s: status %d", ev->short_name, ev->status);
+                if (strchr(strstr(ev->short_name, "::") + 2, ':'))
+                        n_umasks++;
+                else
+                        n_natives++;
+        }
+        printf("# %s: %zu events, %zu umask variants, %u counters\n", e->pmu, n_natives, n_umasks, t->n_counters);
+        /* Many events have no default umask: they are listed through their umasks only. */
+        CHECK(n_natives > 10 && n_natives + n_umasks > 100 && n_umasks > n_natives, "%zu events and %zu umask variants",
+              n_natives, n_umasks);
+        event_table_free(t);
+        return 0;
+}
+
+static void test_catalog_of_each_forced_pmu(void **state) {
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(expected); i++) {
+                pid_t pid;
+                int status;
+
+                fflush(stdout);
+                pid = fork();
+                assert_true(pid >= 0);
+                if (pid == 0) {
+                        int r = check_catalog(&expected[i]);
+                        fflush(stdout);
+                        _exit(r);
+                }
+                assert_int_equal(waitpid(pid, &status, 0), pid);
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                        fail_msg("%s: catalog check failed (status %#x)", expected[i].pmu, status);
+        }
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_catalog_of_each_forced_pmu),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

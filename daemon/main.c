@@ -9,6 +9,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "bus-names.h"
+#include "calibrate.h"
 #include "config.h"
 #include "log.h"
 #include "macro.h"
@@ -18,6 +19,7 @@
 #include "reexec.h"
 
 #define DEFAULT_CONFIG PMAPI_SYSCONFDIR "/pmapi/pmapid.conf"
+#define DEFAULT_CALIBRATION PMAPI_LOCALSTATEDIR "/lib/pmapi/calibration"
 
 static unsigned arg_max_contexts_per_uid;       /* 0: the configuration's */
 static const char *arg_config = DEFAULT_CONFIG;
@@ -25,6 +27,8 @@ static bool arg_config_required;
 static bool arg_list_events;
 static bool arg_fd_store;
 static bool arg_check_config;
+static bool arg_calibrate;
+static const char *arg_calibration = DEFAULT_CALIBRATION;
 
 static void help(void) {
         printf("pmapid [OPTIONS...]\n\n"
@@ -37,14 +41,18 @@ static void help(void) {
                "     --check-config              Print the effective configuration and exit\n"
                "     --max-contexts-per-user=N   Contexts one uid but root may hold (default %u)\n"
                "     --list-events               Print the event catalog of this machine and exit\n"
+               "     --calibrate                 Give each curated event a status by counting known\n"
+               "                                 workloads here, write it to the calibration file, exit\n"
+               "     --calibration=FILE          The calibration file (default %s)\n"
                "     --fd-store                  At SIGTERM, hand every context to the service\n"
                "                                 manager's fd store, for the next pmapid\n"
                "  -v --verbose                   Log debug messages\n",
-               PMAPI_SERVICE, DEFAULT_CONFIG, manager_default_max_contexts_per_uid());
+               PMAPI_SERVICE, DEFAULT_CONFIG, manager_default_max_contexts_per_uid(), DEFAULT_CALIBRATION);
 }
 
 static int parse_argv(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_CONFIG, ARG_MAX_CONTEXTS, ARG_LIST_EVENTS, ARG_FD_STORE, ARG_CHECK_CONFIG };
+        enum { ARG_VERSION = 0x100, ARG_CONFIG, ARG_MAX_CONTEXTS, ARG_LIST_EVENTS, ARG_FD_STORE, ARG_CHECK_CONFIG,
+               ARG_CALIBRATE, ARG_CALIBRATION };
         static const struct option options[] = {
                 { "help",                  no_argument,       NULL, 'h' },
                 { "version",               no_argument,       NULL, ARG_VERSION },
@@ -53,6 +61,8 @@ static int parse_argv(int argc, char *argv[]) {
                 { "list-events",           no_argument,       NULL, ARG_LIST_EVENTS },
                 { "fd-store",              no_argument,       NULL, ARG_FD_STORE },
                 { "check-config",          no_argument,       NULL, ARG_CHECK_CONFIG },
+                { "calibrate",             no_argument,       NULL, ARG_CALIBRATE },
+                { "calibration",           required_argument, NULL, ARG_CALIBRATION },
                 { "verbose",               no_argument,       NULL, 'v' },
                 {}
         };
@@ -89,6 +99,12 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_CHECK_CONFIG:
                         arg_check_config = true;
                         break;
+                case ARG_CALIBRATE:
+                        arg_calibrate = true;
+                        break;
+                case ARG_CALIBRATION:
+                        arg_calibration = optarg;
+                        break;
                 case 'v':
                         log_max_level = 7;
                         break;
@@ -110,6 +126,39 @@ static void list_events(const EventTable *t) {
         for (size_t i = 0; i < t->n_events; i++)
                 printf("%5d  %-10s  %-24s %s\n", t->events[i].id, status[t->events[i].status],
                        t->events[i].short_name, t->events[i].long_name);
+}
+
+/* --calibrate: the report on stdout and in the calibration file. */
+static int calibrate(const EventTable *t) {
+        CalibrationReport rep;
+        int r = calibrate_run(t, &rep);
+
+        if (r < 0)
+                return log_error_errno(r, "Calibration failed: %m");
+        calibration_print(&rep, stdout);
+        r = calibration_save(&rep, arg_calibration);
+        calibration_report_done(&rep);
+        if (r >= 0)
+                printf("# written to %s\n", arg_calibration);
+        return fflush(stdout) == 0 && r >= 0 ? 0 : -EIO;
+}
+
+/* The statuses a calibration on this kernel measured replace the tables' (calibrate.h). */
+static void apply_calibration(EventTable *t) {
+        CalibrationReport rep;
+        int r = calibration_load(arg_calibration, &rep);
+
+        if (r == -ENOENT)
+                return;
+        if (r < 0)
+                return;                 /* said why */
+        r = calibration_apply(&rep, t);
+        if (r == -ESTALE)
+                log_warning("The calibration in %s was made on Linux %s, not this kernel: not applied (run pmapid "
+                            "--calibrate again).", arg_calibration, rep.kernel);
+        else if (r >= 0)
+                log_info("Calibration of %s on Linux %s applied to %d events.", rep.when, rep.kernel, r);
+        calibration_report_done(&rep);
 }
 
 /* Thread pins need pidfd_open(tid, PIDFD_THREAD), new in Linux 6.9; without them no caller's thread
@@ -203,6 +252,12 @@ static int run(void) {
         r = event_table_load(&events);
         if (r < 0)
                 return log_error_errno(r, "Failed to build the event catalog: %m");
+        if (arg_calibrate) {
+                r = calibrate(events);
+                event_table_free(events);
+                return r;
+        }
+        apply_calibration(events);
         if (arg_list_events) {
                 list_events(events);
                 event_table_free(events);

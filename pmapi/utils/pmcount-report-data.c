@@ -1,7 +1,8 @@
 /* pmcount-report-data.c: pmcount's report for programs: CSV with one value a row (and the header
  * row that -I's lines share, pmcount-series.c), or one JSON document. Numbers are plain, whatever
  * the locale. A partial count says so in each; with --cgroup, the cgroup's rows and members
- * (pmcount-cgroup.c) take the place of the counting group's. */
+ * (pmcount-cgroup.c) take the place of the counting group's; with -g, the event group is named
+ * (CSV's event_group rows, JSON's "group"). */
 #include <errno.h>
 #include <glib.h>
 #include <math.h>
@@ -108,6 +109,10 @@ int report_write_csv(Report *r, FILE *f) {
                 r->n_runs > 1 ? llround(r->elapsed.mean) : (long long) r->elapsed_ns);
         csv_row(&w, "command", NULL, "kernel_mode", NULL, "%d", !!(r->options->mode & PM_KERNEL));
         csv_row(&w, "command", NULL, "user_mode", NULL, "%d", !!(r->options->mode & PM_USER));
+        if (r->group) {
+                csv_row(&w, "event_group", NULL, "id", NULL, "%d", r->group->group_id);
+                report_csv_value(&w, "event_group", "name", r->group->short_name);
+        }
         if (r->options->cgroup)
                 cgroup_report_csv(r, &w);
         else {
@@ -194,6 +199,12 @@ int report_write_json(const Report *r, FILE *f) {
         json_bool(&w, "user", r->options->mode & PM_USER);
         json_bool(&w, "kernel", r->options->mode & PM_KERNEL);
         json_close_object(&w);
+        if (r->group) {
+                json_open_object(&w, "group");
+                json_int(&w, "id", r->group->group_id);
+                json_string(&w, "name", r->group->short_name);
+                json_close_object(&w);
+        }
         json_int(&w, "elapsed_ns", r->n_runs > 1 ? llround(r->elapsed.mean) : (long long) r->elapsed_ns);
         if (r->n_runs > 1)
                 json_double(&w, "elapsed_ns_stddev", run_stat_stddev(&r->elapsed));
@@ -211,7 +222,7 @@ int report_write_json(const Report *r, FILE *f) {
                         continue;
                 json_open_object(&w, NULL);
                 json_int(&w, "counter", c);
-                json_int(&w, "id", r->prog.events[c]);
+                json_int(&w, "id", report_event_id(r, c));
                 json_string(&w, "name", report_event_name(r, c, id));
                 json_string(&w, "status", report_event_status(r, c));
                 json_int(&w, "count", report_count(r, c));

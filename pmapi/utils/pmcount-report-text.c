@@ -1,5 +1,5 @@
 /* pmcount-report-text.c: pmcount's report for people: a header (the command or target, how it
- * ended, the mode, the threads, the elapsed time), the counts with the locale's thousands
+ * ended, the mode, -g's event group, the threads, the elapsed time), the counts with the locale's thousands
  * separators, each beside its event's status, with perf stat's derived values (the task clock in
  * msec and CPUs utilized, other counts per second of it; with -r the variation), then the resource
  * usage and, with --per-thread, the threads. A partial count says so; with --cgroup, the cgroup's
@@ -213,6 +213,8 @@ static int text_threads(const Report *r, FILE *f) {
         return text_table_print(t, f);
 }
 
+/* The command or target, how it ended, the mode and -g's event group, the threads (or the cgroup),
+ * the time. */
 static void text_head(const Report *r, FILE *f) {
         const Options *o = r->options;
         double elapsed = (r->n_runs > 1 ? r->elapsed.mean : (double) r->elapsed_ns) / 1e9;
@@ -235,6 +237,8 @@ static void text_head(const Report *r, FILE *f) {
                 print_outcome(r, f);
         }
         fprintf(f, "Counting mode:  %s\n", prog_text_format_mode(o->mode, mode, sizeof(mode)));
+        if (r->group)
+                fprintf(f, "Event group:    %d %s\n", r->group->group_id, r->group->short_name ?: "");
         if (o->cgroup)
                 cgroup_report_text(r, f);
         else

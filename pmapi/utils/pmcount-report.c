@@ -22,7 +22,7 @@ int report_exit_code(const Report *r) {
 }
 
 const pm_events_t *report_event(const Report *r, int counter) {
-        return prog_text_event_by_id(r->info, counter, r->prog.events[counter]);
+        return prog_text_event_by_id(r->info, counter, report_event_id(r, counter));
 }
 
 const char *report_event_name(const Report *r, int counter, char buf[static 16]) {
@@ -30,7 +30,7 @@ const char *report_event_name(const Report *r, int counter, char buf[static 16])
 
         if (e)
                 return e->short_name;
-        snprintf(buf, 16, "%d", r->prog.events[counter]);
+        snprintf(buf, 16, "%d", report_event_id(r, counter));
         return buf;
 }
 

@@ -2,9 +2,9 @@
  * group of its own and reports the group's counts, the time and the resource usage, and with
  * --per-thread one row per thread that ever ran in it; or, with -p/-t, counts a process or thread
  * that already runs; or, with --cgroup, counts a cgroup while the command runs. This file holds the
- * command line and picks the program; the run is pmcount-run.c, -p/-t pmcount-attach.c, --cgroup
- * pmcount-cgroup.c, the report pmcount-report.c, the contract man/pmcount.1
- * and the conventions shared with the other tools man/pmapi-tools.7. */
+ * command line and picks the program (-e, the default events or -g's event group); the run is
+ * pmcount-run.c, -p/-t pmcount-attach.c, --cgroup pmcount-cgroup.c, the report pmcount-report.c,
+ * the contract man/pmcount.1 and the conventions shared with the other tools man/pmapi-tools.7. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "event-group.h"
 #include "macro.h"
 #include "pmcount.h"
 #include "prog-text.h"
@@ -49,6 +50,8 @@ static void help(void) {
                "  -e --events=LIST   Events per counter from 0, by name or id; '-' for none\n"
                "                     (default: PM_TASK_CLOCK,PM_PAGE_FLT,PM_MINOR_FLT,PM_MAJOR_FLT,\n"
                "                     then PM_CYC,PM_INST_CMPL,PM_BR_CMPL,PM_BR_MPRED where present)\n"
+               "  -g --group=ID      Count predefined event group ID instead ('pmlist -g' lists\n"
+               "                     them); not with -e\n"
                "  -u --user          Count user mode (the default)\n"
                "  -k --kernel        Count kernel mode too\n"
                "     --mode=LIST     The modes exactly: user, kernel or user,kernel\n"
@@ -125,6 +128,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         enum { ARG_CSV = 0x100, ARG_NO_PRELOAD, ARG_MODE, ARG_PER_THREAD, ARG_NO_BIG_NUM, ARG_CGROUP };
         static const struct option options[] = {
                 { "events",          required_argument, NULL, 'e' },
+                { "group",           required_argument, NULL, 'g' },
                 { "user",            no_argument,       NULL, 'u' },
                 { "kernel",          no_argument,       NULL, 'k' },
                 { "mode",            required_argument, NULL, ARG_MODE },
@@ -152,10 +156,15 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         o->repeat = 1;
         o->separator = ",";
         /* '+': the options end at COMMAND, whose own options are its business. */
-        while ((c = getopt_long(argc, argv, "+:e:ukr:I:p:t:o:x:jhV", options, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, "+:e:g:ukr:I:p:t:o:x:jhV", options, NULL)) >= 0)
                 switch (c) {
                 case 'e':
                         o->events = optarg;
+                        break;
+                case 'g':
+                        if (!event_group_parse_id(optarg, &o->group_id))
+                                return usage_error("invalid event group '%s' (a group id, as 'pmlist -g' lists "
+                                                   "them)", optarg);
                         break;
                 case 'u':
                         user = true;
@@ -225,6 +234,8 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 }
         if (csv && json)
                 return usage_error("CSV (--csv, -x) and --json exclude each other");
+        if (o->events && o->group_id >= 0)
+                return usage_error("-e and -g exclude each other: a group brings its own events");
         o->format = csv ? REPORT_CSV : json ? REPORT_JSON : REPORT_TEXT;
         /* With no mode option: user mode, as AIX hpmcount counts. */
         if (prog_text_resolve_mode(user, kernel, mode, PM_USER, &o->mode, error) < 0)
@@ -271,13 +282,33 @@ static void default_program(const pm_info_t *info, int events[MAX_COUNTERS]) {
         }
 }
 
-static int run(const Options *o, const pm_info_t *info) {
+/* -g: the program that counts group o->group_id, and its events for the report; TOOL_EXIT_OWN after
+ * saying why when this machine has no such group. */
+static int group_program(const Options *o, const pm_info_t *info, const pm_groups_info_t *groups, Report *rep) {
+        const pm_groups_t *g = event_group_find(groups, o->group_id);
+
+        if (!g) {
+                fprintf(stderr, "pmcount: no event group has id %d on this machine ('pmlist -g' lists those it "
+                        "has)\n", o->group_id);
+                return TOOL_EXIT_OWN;
+        }
+        event_group_program(g, o->mode, &rep->prog);
+        event_group_events(g, info->maxpmcs, rep->group_events);
+        rep->group = g;
+        return 0;
+}
+
+static int run(const Options *o, const pm_info_t *info, const pm_groups_info_t *groups) {
         _cleanup_(fclosep) FILE *out = NULL;
         Report rep = { .options = o, .info = info, .prog.mode.w = o->mode };
         char error[PROG_TEXT_ERROR_MAX];
         int r, status;
 
-        if (o->events) {
+        if (o->group_id >= 0) {
+                r = group_program(o, info, groups, &rep);
+                if (r != 0)
+                        return r;
+        } else if (o->events) {
                 r = prog_text_parse_events(info, o->events, rep.prog.events, error);
                 if (r == -ENOMEM)
                         return pmcount_fail("events", PM_ENOMEM);
@@ -329,8 +360,9 @@ static int run(const Options *o, const pm_info_t *info) {
 }
 
 int main(int argc, char *argv[]) {
-        Options o = { .preload = true };
+        Options o = { .preload = true, .group_id = -1 };
         pm_info_t info = {};
+        pm_groups_info_t groups = {};
         int r;
 
         tool_setup_locale();
@@ -340,8 +372,8 @@ int main(int argc, char *argv[]) {
         if (r > 0)
                 return fflush(stdout) == 0 ? EXIT_SUCCESS : TOOL_EXIT_OWN;
         /* Every status: the user picks the events, and the report shows each one's. */
-        r = pm_init(ALL_STATUSES, &info);
+        r = pm_init(ALL_STATUSES | (o.group_id >= 0 ? PM_GET_GROUPS : 0), &info, &groups);
         if (r != 0)
                 return pmcount_fail("pm_init", r);
-        return run(&o, &info);
+        return run(&o, &info, &groups);
 }

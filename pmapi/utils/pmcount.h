@@ -26,6 +26,7 @@ typedef enum ReportFormat {
 
 typedef struct Options {
         const char *events;             /* -e, or NULL for the default set */
+        int group_id;                   /* -g: a predefined event group's id; -1 without */
         int mode;                       /* PM_USER and/or PM_KERNEL */
         bool per_thread;                /* --per-thread */
         bool preload;                   /* false with --no-preload */
@@ -55,7 +56,9 @@ typedef struct Report {
         const Options *options;
         const pm_info_t *info;
         FILE *f;                        /* where the report goes */
-        pm_prog_t prog;
+        pm_prog_t prog;                 /* as set: with -g, mode.b.is_group and the group's id */
+        const pm_groups_t *group;       /* -g's group, or NULL */
+        int group_events[MAX_COUNTERS]; /* -g: the group's event on each counter */
         pid_t pid;                      /* the command's process (the last run's), or -p/-t's */
         int wait_status;                /* as wait4() gave it */
         struct rusage rusage;           /* the command and the descendants it waited for */
@@ -84,12 +87,17 @@ typedef struct Report {
         bool csv_header_written;
 } Report;
 
-/* The event of a counter, its name (or its id as text in buf) and its status's name. */
+/* The event of a counter, its name (or its id as text in buf) and its status's name: with -g, the
+ * group's event on that counter. */
 const pm_events_t *report_event(const Report *r, int counter);
 const char *report_event_name(const Report *r, int counter, char buf[static 16]);
 const char *report_event_status(const Report *r, int counter);
+/* The id of the event a counter counts: prog's, or with -g its group's. */
+static inline int report_event_id(const Report *r, int counter) {
+        return r->group ? r->group_events[counter] : r->prog.events[counter];
+}
 static inline bool report_counter_used(const Report *r, int counter) {
-        return r->prog.events[counter] != COUNT_NOTHING;
+        return report_event_id(r, counter) != COUNT_NOTHING;
 }
 /* How long the counts were counted: with -r the means of the runs, else the run's. The group's
  * counters are read together, so one time serves every event. */

@@ -13,6 +13,7 @@
 #include "json-writer.h"
 #include "macro.h"
 #include "pmctl.h"
+#include "event-group.h"
 #include "prog-text.h"
 #include "text-table.h"
 #include "tool-usage.h"
@@ -29,9 +30,16 @@ void pmctl_print_target(const Options *o) {
 }
 
 int pmctl_get_program(const Options *o, pm_prog_t *prog) {
-        if (o->group)
-                return pm_get_program_group(o->pid, o->tid, prog);
-        return pm_get_program_thread(o->pid, o->tid, prog);
+        const pm_groups_t *g;
+        int r;
+
+        r = o->group ? pm_get_program_group(o->pid, o->tid, prog) : pm_get_program_thread(o->pid, o->tid, prog);
+        if (r != 0 || !prog->mode.b.is_group || !o->groups)
+                return r;
+        g = event_group_find(o->groups, prog->events[0]);
+        if (g)
+                event_group_events(g, MAX_COUNTERS, prog->events);
+        return 0;
 }
 
 int pmctl_read(const Options *o, pm_data_t *data, unsigned long long *ret_ns) {

@@ -296,6 +296,7 @@ int main(int argc, char *argv[]) {
         _cleanup_(fclosep) FILE *out = NULL;
         const Verb *verb = NULL;
         Options o = { .out = stdout };
+        pm_groups_info_t groups = {};
         pm_info_t info = {};
         int r;
 
@@ -317,9 +318,10 @@ int main(int argc, char *argv[]) {
         /* libpmapi's calls need pm_init first; with every status, since a context someone else set
          * may count any event. list asks the bus itself and needs no catalog. */
         if (verb->targeted) {
-                r = pm_init(ALL_STATUSES, &info);
+                r = pm_init(ALL_STATUSES | PM_GET_GROUPS, &info, &groups);
                 if (r != 0)
                         return pmctl_fail(&o, r);
+                o.groups = &groups;
         }
         r = verb->run(verb, &o, &info);
         if (out && fclose(TAKE_PTR(out)) != 0 && r != TOOL_EXIT_FAILED)

@@ -22,6 +22,7 @@ typedef struct Options {
         FILE *out;                      /* where the output goes: stdout or FILE */
         pid_t pid;
         tid_t tid;
+        const pm_groups_info_t *groups; /* pm_init's event groups, which name a group program's events */
 } Options;
 
 /* Says on stderr (and with --json also in the output) why the command failed; returns
@@ -34,7 +35,9 @@ int pmctl_fail_output(const Options *o, int r);
 void pmctl_print_target(const Options *o);
 /* pid, tid and group members of a JSON object. */
 void pmctl_json_target(JsonWriter *w, const Options *o);
-/* The program of the thread's context, or of its group; 0 or a PM_E* code. */
+/* The program of the thread's context, or of its group; 0 or a PM_E* code. A program of an event
+ * group (mode.b.is_group, pmcount -g) comes back with the group's event on each counter, so that
+ * every command names the counters as for any other program. */
 int pmctl_get_program(const Options *o, pm_prog_t *prog);
 /* One read of the thread's or the group's counts, with its CLOCK_MONOTONIC time in ns. */
 int pmctl_read(const Options *o, pm_data_t *data, unsigned long long *ret_ns);

@@ -1,6 +1,7 @@
-/* pmlist-show.c: what pmlist prints: an aligned table for people (libsmartcols shortens the
- * descriptions to the terminal's width unless -d), CSV or one JSON document for programs. The
- * command line and the catalog are in pmlist.c. */
+/* pmlist-show.c: what pmlist prints of the catalog: an aligned table for people (libsmartcols
+ * shortens the descriptions to the terminal's width unless -d), CSV or one JSON document for
+ * programs. The command line and the catalog are in pmlist.c, the event groups of -g in
+ * pmlist-groups.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 
 /* The width to fit lines in: $COLUMNS, else the terminal's when the output is one; 0 (no limit)
  * otherwise, so that pipes and files get whole descriptions. */
-static size_t output_width(FILE *out) {
+size_t pmlist_output_width(FILE *out) {
         const char *e = getenv("COLUMNS");
         struct winsize ws;
 
@@ -64,7 +65,7 @@ int pmlist_show_text(const Listing *l) {
         text_table_align_right(t, 0);
         text_table_set_style(t, l->no_headings, l->raw);
         if (!l->details)
-                text_table_truncate(t, n_columns - 1, output_width(l->out));
+                text_table_truncate(t, n_columns - 1, pmlist_output_width(l->out));
         text_table_add(t, "ID");
         text_table_add(t, "NAME");
         if (l->details)

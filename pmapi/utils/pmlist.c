@@ -1,8 +1,9 @@
 /* pmlist.c: pmlist, the event catalog as pm_init() returns it, for people and scripts (like AIX's
  * pmlist and `perf list`): its options (man/pmapi-tools.7 sets the letters they share with the
  * other tools), the selection by status (pm_init's filter), counter and name (event-index.c lists
- * each event once, however many counters take it), the output file, and the exit statuses. What it
- * prints is in pmlist-show.c; the contract is man/pmlist.1. */
+ * each event once, however many counters take it), with -g the predefined event groups instead
+ * (pm_init's PM_GET_GROUPS, AIX's pmlist -g), the output file, and the exit statuses. What it
+ * prints is in pmlist-show.c and pmlist-groups.c; the contract is man/pmlist.1. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "event-group.h"
 #include "json-writer.h"
 #include "macro.h"
 #include "pmlist.h"
@@ -32,13 +34,18 @@ typedef struct Options {
         OutputFormat format;
         const char *separator;          /* -x SEP; "," otherwise */
         const char *output;             /* -o FILE, or NULL for stdout */
+        bool groups;                    /* -g: the event groups instead of the events */
+        int group_id;                   /* -g ID, or -1 for every group */
 } Options;
 
 static void help(void) {
         printf("Usage: pmlist [-f v,u,c] [-c COUNTER] [-e NAME]... [--exact] [-d] [-n] [--raw]\n"
-               "              [--csv|-x SEP|-j|--format=t|c|j] [-o FILE]\n\n"
+               "              [--csv|-x SEP|-j|--format=t|c|j] [-o FILE]\n"
+               "       pmlist -g [ID] [-f v,u,c] [-d] [-n] [--raw] [--csv|-x SEP|-j|--format=t|c|j]\n"
+               "              [-o FILE]\n\n"
                "List the events pmapid offers on this machine, as pm_init(3) returns them:\n"
-               "id, short name, status and description, each event once.\n\n"
+               "id, short name, status and description, each event once. With -g, list the\n"
+               "predefined event groups instead: id, short name, events and description.\n\n"
                "Options:\n"
                "  -f --filter=LIST    Statuses to list: v (verified), u (unverified),\n"
                "                      c (caveat), comma-separated (default: all three)\n"
@@ -46,6 +53,9 @@ static void help(void) {
                "  -e --search=NAME    Events whose short or long name contains NAME, in any\n"
                "                      case; may be repeated (any of them)\n"
                "     --exact          With -e: the whole short or long name, in any case\n"
+               "  -g --groups[=ID]    The event groups (pmcount -g, pmstat -g count one), or\n"
+               "                      group ID alone (-1: every group); with -f, those whose\n"
+               "                      every event has a status it names; not with -c, -e\n"
                "  -d --long           Text and CSV: add long names and counters, and do not\n"
                "                      shorten descriptions to the terminal's width\n"
                "  -n --noheadings     Text: no header line and no column titles\n"
@@ -58,7 +68,8 @@ static void help(void) {
                "  -h --help           Show this help\n"
                "  -V --version        Show the version\n\n"
                "Exit status: 0 success, 1 failed (pmapid unreachable, output unwritable),\n"
-               "2 bad usage, 3 no event matches -e. See pmlist(1) and pmapi-tools(7).\n");
+               "2 bad usage, 3 no event matches -e (no group has the ID of -g).\n"
+               "See pmlist(1) and pmapi-tools(7).\n");
 }
 
 #define usage_error(...) tool_usage_error("pmlist", __VA_ARGS__)
@@ -143,6 +154,22 @@ static int parse_counter(const char *s, int *ret) {
         return 0;
 }
 
+/* -g's ID, in the argument (-gID, --groups=ID) or the next word (-g ID, and AIX's -g -1), which the
+ * caller then skips. A word that is no number is not -g's: it is left for the rest of the line. */
+static int parse_group(int argc, char *argv[], Options *o) {
+        const char *id = optarg;
+
+        o->groups = true;
+        o->group_id = -1;
+        if (!id && optind < argc && (strcmp(argv[optind], "-1") == 0 || event_group_parse_id(argv[optind], &o->group_id)))
+                id = argv[optind++];
+        if (!id || strcmp(id, "-1") == 0)
+                return 0;
+        if (!event_group_parse_id(id, &o->group_id))
+                return usage_error("invalid event group '%s': a group id from 0, or -1 for every group", id);
+        return 0;
+}
+
 /* Fills o, and patterns (room for argc) with the -e arguments; returns 0 to run, 1 when --help or
  * --version was answered, -EINVAL after a usage message (-ENOMEM: none). */
 static int parse_argv(int argc, char *argv[], Options *o, char **patterns) {
@@ -152,6 +179,7 @@ static int parse_argv(int argc, char *argv[], Options *o, char **patterns) {
                 { "counter",         required_argument, NULL, 'c' },
                 { "search",          required_argument, NULL, 'e' },
                 { "exact",           no_argument,       NULL, ARG_EXACT },
+                { "groups",          optional_argument, NULL, 'g' },
                 { "long",            no_argument,       NULL, 'd' },
                 { "noheadings",      no_argument,       NULL, 'n' },
                 { "raw",             no_argument,       NULL, ARG_RAW },
@@ -167,7 +195,7 @@ static int parse_argv(int argc, char *argv[], Options *o, char **patterns) {
         int c, r = 0;
 
         /* The leading ':' makes getopt quiet, as usage_error() speaks. */
-        while (r >= 0 && (c = getopt_long(argc, argv, ":f:c:e:dnx:jo:hV", options, NULL)) >= 0)
+        while (r >= 0 && (c = getopt_long(argc, argv, ":f:c:e:g::dnx:jo:hV", options, NULL)) >= 0)
                 switch (c) {
                 case 'f':
                         r = parse_filter(optarg, &o->filter);
@@ -182,6 +210,9 @@ static int parse_argv(int argc, char *argv[], Options *o, char **patterns) {
                         break;
                 case ARG_EXACT:
                         o->query.exact = true;
+                        break;
+                case 'g':
+                        r = parse_group(argc, argv, o);
                         break;
                 case 'd':
                         o->details = true;
@@ -222,6 +253,8 @@ static int parse_argv(int argc, char *argv[], Options *o, char **patterns) {
                 return r;
         if (optind < argc)
                 return usage_error("unexpected argument '%s' (search with -e NAME)", argv[optind]);
+        if (o->groups && (o->query.counter != -1 || o->query.n_patterns > 0 || o->query.exact))
+                return usage_error("-g lists the event groups: -c, -e and --exact choose events");
         if (o->query.exact && o->query.n_patterns == 0)
                 return usage_error("--exact needs -e NAME");
         if ((o->no_headings || o->raw) && o->format != OUTPUT_TEXT)
@@ -242,6 +275,12 @@ static int no_match(const Options *o) {
         for (size_t i = 0; i < o->query.n_patterns; i++)
                 fprintf(stderr, "%s'%s'", i > 0 ? " or " : "", o->query.patterns[i]);
         fputc('\n', stderr);
+        return TOOL_EXIT_INCOMPLETE;
+}
+
+/* -g ID that pm_init did not list: as an -e that matches nothing. */
+static int no_group(int id) {
+        fprintf(stderr, "pmlist: no event group has id %d on this machine ('pmlist -g' lists those it has)\n", id);
         return TOOL_EXIT_INCOMPLETE;
 }
 
@@ -267,12 +306,48 @@ static void fclosep(FILE **f) {
                 (void) fclose(*f);      /* the output was flushed and checked before */
 }
 
+/* The exit status once the list was printed (r: 0 or -errno), with -o's file closed and checked. */
+static int finish(FILE **out, int r) {
+        if (r >= 0 && *out != stdout && fclose(TAKE_PTR(*out)) != 0)
+                r = -errno;
+        if (r < 0) {
+                fprintf(stderr, "pmlist: cannot write the output: %s\n", strerror(-r));
+                return TOOL_EXIT_FAILED;
+        }
+        return EXIT_SUCCESS;
+}
+
+/* -g: the groups to print, into l; 0, TOOL_EXIT_INCOMPLETE after saying there is no group ID, or
+ * -ENOMEM. */
+static int choose_groups(const Options *o, const pm_groups_info_t *groups, Listing *l,
+                         const pm_groups_t ***ret_chosen) {
+        const pm_groups_t **chosen = calloc(groups->maxgroups > 0 ? (size_t) groups->maxgroups : 1,
+                                            sizeof(pm_groups_t *));
+        size_t n = 0;
+
+        if (!chosen)
+                return -ENOMEM;
+        for (int i = 0; groups->event_groups && i < groups->maxgroups; i++)
+                if (o->group_id < 0 || groups->event_groups[i].group_id == o->group_id)
+                        chosen[n++] = &groups->event_groups[i];
+        if (o->group_id >= 0 && n == 0) {
+                free(chosen);
+                return no_group(o->group_id);
+        }
+        l->groups = chosen;
+        l->n_groups = n;
+        *ret_chosen = chosen;
+        return 0;
+}
+
 int main(int argc, char *argv[]) {
+        _cleanup_free_ const pm_groups_t **chosen_groups = NULL;
         _cleanup_free_ IndexedEvent *events = NULL;
         _cleanup_free_ char **patterns = calloc(argc, sizeof(char *));  /* -e: one per argument at most */
         _cleanup_(fclosep) FILE *out = NULL;
         Options o = { .query = { .counter = -1, .patterns = patterns }, .separator = "," };
         pm_info_t info = {};
+        pm_groups_info_t groups = {};
         size_t n_events, n = 0;
         Listing l;
         int r;
@@ -292,13 +367,35 @@ int main(int argc, char *argv[]) {
                 fprintf(stderr, "pmlist: cannot open '%s' for writing: %m\n", o.output);
                 return TOOL_EXIT_FAILED;
         }
-        r = pm_init(o.filter, &info);
+        /* With -g, pm_init keeps the groups whose every event has a status of the filter. */
+        r = pm_init(o.filter | (o.groups ? PM_GET_GROUPS : 0), &info, &groups);
         if (r != 0)
                 return fail(&o, out, "pmlist: pm_init", r);
         if (o.query.counter >= info.maxpmcs) {
                 usage_error("counter %d does not exist: this machine has counters 0 to %d", o.query.counter,
                             info.maxpmcs - 1);
                 return TOOL_EXIT_USAGE;
+        }
+        l = (Listing) {
+                .processor = info.proc_name,
+                .n_counters = info.maxpmcs,
+                .counter = o.query.counter,
+                .out = out,
+                .details = o.details,
+                .no_headings = o.no_headings,
+                .raw = o.raw,
+                .separator = o.separator,
+                .info = &info,
+        };
+        if (o.groups) {
+                r = choose_groups(&o, &groups, &l, &chosen_groups);
+                if (r == -ENOMEM)
+                        return fail(&o, out, "pmlist", PM_ENOMEM);
+                if (r > 0)
+                        return r;
+                r = o.format == OUTPUT_CSV ? pmlist_show_groups_csv(&l) :
+                    o.format == OUTPUT_JSON ? pmlist_show_groups_json(&l) : pmlist_show_groups_text(&l);
+                return finish(&out, r);
         }
         r = event_index_build(&info, &events, &n_events);
         if (r < 0)
@@ -309,18 +406,8 @@ int main(int argc, char *argv[]) {
         if (o.query.n_patterns > 0 && n == 0)
                 return no_match(&o);
 
-        l = (Listing) {
-                .processor = info.proc_name,
-                .n_counters = info.maxpmcs,
-                .counter = o.query.counter,
-                .events = events,
-                .n_events = n,
-                .out = out,
-                .details = o.details,
-                .no_headings = o.no_headings,
-                .raw = o.raw,
-                .separator = o.separator,
-        };
+        l.events = events;
+        l.n_events = n;
         switch (o.format) {
         case OUTPUT_CSV:
                 r = pmlist_show_csv(&l);
@@ -331,11 +418,5 @@ int main(int argc, char *argv[]) {
         default:
                 r = pmlist_show_text(&l);
         }
-        if (r >= 0 && out != stdout && fclose(TAKE_PTR(out)) != 0)
-                r = -errno;
-        if (r < 0) {
-                fprintf(stderr, "pmlist: cannot write the output: %s\n", strerror(-r));
-                return TOOL_EXIT_FAILED;
-        }
-        return EXIT_SUCCESS;
+        return finish(&out, r);
 }

@@ -5,7 +5,8 @@
  * status from pm_init (verified, caveat, unverified) under its name. CSV (RFC 4180) has one row per
  * (block, CPU); JSON is JSON Lines, as perf stat -j: a header line, then one object per
  * interval as it ends (and the run's), each a whole document, so that a reader can follow the run
- * line by line. With --cgroup, each form names the cgroup and says when it was removed. Each CPU's
+ * line by line. With --cgroup, each form names the cgroup and says when it was removed; with -g,
+ * the event group (the opening line, the header's "group", two CSV columns). Each CPU's
  * counters are read together, so a row has one time: a row that ran for part of its enabled time
  * (multiplexed) ends with perf stat's "(49.97%)", one that never ran shows "<not counted>" for each
  * count (count-time.h); CSV and JSON give the times. The shapes are described in man/pmstat.1.
@@ -105,22 +106,29 @@ static void block_total(const Report *r, const Sample *before, const Sample *now
 
 static void text_begin(Report *r, pid_t command_pid) {
         const Options *o = &r->options;
-        char interval[THOUSANDS_MAX];
+        char interval[THOUSANDS_MAX], group[128];
+        const char *what = mode_words(o->mode);
 
         format_thousands(o->interval_ms, interval);
+        /* -g: the group after the modes, "user and kernel mode, event group 2 (pm_sched)". */
+        if (o->group) {
+                snprintf(group, sizeof(group), "%s, event group %d (%s)", what, o->group->group_id,
+                         o->group->short_name ?: "");
+                what = group;
+        }
         fputs("pmstat: ", r->f);
         if (o->target)
                 fprintf(r->f, "cgroup %s (id %llu) and its descendants, ", o->target->path,
                         (unsigned long long) o->target->id);
         if (o->proctree)
                 fprintf(r->f, "%s (pid %d) and its descendants, %s, every %s ms until it exits\n", o->command[0],
-                        (int) command_pid, mode_words(o->mode), interval);
+                        (int) command_pid, what, interval);
         else if (o->count == 0)
                 fprintf(r->f, "%s%s, every %s ms until interrupted\n", o->target ? "" : "every process, ",
-                        mode_words(o->mode), interval);
+                        what, interval);
         else
                 fprintf(r->f, "%s%s, %u interval%s of %s ms\n", o->target ? "" : "every process, ",
-                        mode_words(o->mode), o->count, o->count == 1 ? "" : "s", interval);
+                        what, o->count, o->count == 1 ? "" : "s", interval);
 }
 
 static void grow(size_t *width, size_t n) {
@@ -252,6 +260,12 @@ static void json_begin(Report *r, pid_t command_pid) {
         json_bool(&w, "user", o->mode & PM_USER);
         json_bool(&w, "kernel", o->mode & PM_KERNEL);
         json_close_object(&w);
+        if (o->group) {
+                json_open_object(&w, "group");
+                json_int(&w, "id", o->group->group_id);
+                json_string(&w, "name", o->group->short_name);
+                json_close_object(&w);
+        }
         json_uint(&w, "interval_ms", o->interval_ms);
         if (o->proctree) {
                 json_open_object(&w, "command");
@@ -286,6 +300,10 @@ static void csv_begin(Report *r) {
                 csv_field(&r->csv, "cgroup");
                 csv_field(&r->csv, "cgroup_id");
         }
+        if (r->options.group) {
+                csv_field(&r->csv, "group");
+                csv_field(&r->csv, "group_id");
+        }
         for (size_t k = 0; k < r->n_events; k++)
                 csv_field(&r->csv, r->events[k].desc->short_name);
         count_time_csv_header(&r->csv);
@@ -298,6 +316,14 @@ static void csv_cgroup(Report *r) {
                 return;
         csv_field(&r->csv, r->options.target->path);
         csv_fieldf(&r->csv, "%llu", (unsigned long long) r->options.target->id);
+}
+
+/* -g: every row names the event group, as the cgroup's. */
+static void csv_group(Report *r) {
+        if (!r->options.group)
+                return;
+        csv_field(&r->csv, r->options.group->short_name);
+        csv_fieldf(&r->csv, "%d", r->options.group->group_id);
 }
 
 /* A count <not counted> stays a number, 0: the times at the row's end say why. */
@@ -315,6 +341,7 @@ static void csv_block(Report *r, const char *kind, const Sample *before, const S
                 csv_fieldf(&r->csv, "%d", c);
                 csv_field(&r->csv, now->online[c] ? "1" : "0");
                 csv_cgroup(r);
+                csv_group(r);
                 for (size_t k = 0; k < r->n_events; k++)
                         csv_fieldf(&r->csv, "%lld", delta(before, now, c, r->events[k].counter));
                 time = time_delta(before, now, c);
@@ -327,6 +354,7 @@ static void csv_block(Report *r, const char *kind, const Sample *before, const S
         csv_field(&r->csv, "total");
         csv_field(&r->csv, NULL);
         csv_cgroup(r);
+        csv_group(r);
         for (size_t k = 0; k < r->n_events; k++)
                 csv_fieldf(&r->csv, "%lld", total[r->events[k].counter]);
         count_time_csv_fields(&r->csv, &time);
@@ -437,6 +465,7 @@ void report_cgroup_removed(Report *r, const Sample *now) {
                 csv_field(&r->csv, NULL);
                 csv_field(&r->csv, NULL);
                 csv_cgroup(r);
+                csv_group(r);
                 for (size_t k = 0; k < r->n_events; k++)
                         csv_field(&r->csv, NULL);
                 count_time_csv_fields(&r->csv, NULL);

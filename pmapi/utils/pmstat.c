@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "event-group.h"
 #include "macro.h"
 #include "pmstat.h"
 #include "prog-text.h"
@@ -58,6 +59,8 @@ static void help(void) {
                "Options:\n"
                "  -e --events=LIST    Events per counter from 0, by name or id; '-' for none\n"
                "                      (default: PM_TASK_CLOCK,PM_CTX_SW,PM_CPU_MIGR,PM_PAGE_FLT)\n"
+               "  -g --group=ID       Count predefined event group ID instead ('pmlist -g'\n"
+               "                      lists them); not with -e\n"
                "  -u --user           Count user mode (with neither -u nor -k: user and kernel)\n"
                "  -k --kernel         Count kernel mode too\n"
                "     --mode=LIST      The modes exactly: user, kernel or user,kernel\n"
@@ -90,6 +93,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         enum { ARG_PROCTREE = 0x100, ARG_CGROUP, ARG_CSV, ARG_MODE, ARG_NO_BIG_NUM };
         static const struct option options[] = {
                 { "events",   required_argument, NULL, 'e' },
+                { "group",    required_argument, NULL, 'g' },
                 { "user",     no_argument,       NULL, 'u' },
                 { "kernel",   no_argument,       NULL, 'k' },
                 { "mode",     required_argument, NULL, ARG_MODE },
@@ -122,11 +126,16 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         /* With --proctree the options end at the first operand, COMMAND, whose own options are its
          * business ('+'); without, they may come after COUNT too. ':' keeps getopt quiet, as
          * usage_error() speaks. */
-        while ((c = getopt_long(argc, argv, usage_status == TOOL_EXIT_OWN ? "+:e:ukI:o:x:jhV" : ":e:ukI:o:x:jhV",
+        while ((c = getopt_long(argc, argv, usage_status == TOOL_EXIT_OWN ? "+:e:g:ukI:o:x:jhV" : ":e:g:ukI:o:x:jhV",
                                 options, NULL)) >= 0)
                 switch (c) {
                 case 'e':
                         o->events = optarg;
+                        break;
+                case 'g':
+                        if (!event_group_parse_id(optarg, &o->group_id))
+                                return usage_error("invalid event group '%s' (a group id, as 'pmlist -g' lists "
+                                                   "them)", optarg);
                         break;
                 case 'u':
                         user = true;
@@ -179,6 +188,8 @@ static int parse_argv(int argc, char *argv[], Options *o) {
 
         if (csv && json)
                 return usage_error("CSV (--csv, -x) and --json exclude each other");
+        if (o->events && o->group_id >= 0)
+                return usage_error("-e and -g exclude each other: a group brings its own events");
         o->format = csv ? FORMAT_CSV : json ? FORMAT_JSON : FORMAT_TEXT;
         /* With no mode option: user and kernel mode, as AIX hpmstat counts. */
         if (prog_text_resolve_mode(user, kernel, mode, PM_USER | PM_KERNEL, &o->mode, error) < 0)
@@ -200,16 +211,22 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         return 0;
 }
 
-/* The program of -e (or the default set) into prog and events; -EINVAL with a message. */
+/* The program of -e (or the default set, or -g's group) into prog, and the events it counts, each
+ * on its counter, into events; -EINVAL with a message. */
 static int make_program(const Options *o, const pm_info_t *info, pm_prog_t *prog, Event events[MAX_COUNTERS],
                         size_t *ret_n_events, char error[static PROG_TEXT_ERROR_MAX]) {
+        int mode = o->mode | PM_COUNT | (o->proctree ? PM_PROCTREE : 0);
+        int counted[MAX_COUNTERS];      /* what each counter counts: prog's events, or the group's */
         size_t n = 0;
         int r;
 
-        *prog = (pm_prog_t) { .mode.w = o->mode | PM_COUNT | (o->proctree ? PM_PROCTREE : 0) };
+        *prog = (pm_prog_t) { .mode.w = mode };
         for (int c = 0; c < MAX_COUNTERS; c++)
                 prog->events[c] = COUNT_NOTHING;
-        if (!o->events) {
+        if (o->group) {
+                event_group_program(o->group, mode, prog);
+                event_group_events(o->group, info->maxpmcs, counted);
+        } else if (!o->events) {
                 int next = 0;
 
                 for (size_t i = 0; i < ELEMENTSOF(default_events) && next < MAX_COUNTERS; i++) {
@@ -222,15 +239,16 @@ static int make_program(const Options *o, const pm_info_t *info, pm_prog_t *prog
                 if (r < 0)
                         return r;
         }
+        if (!o->group)
+                memcpy(counted, prog->events, sizeof(counted));
         for (int c = 0; c < MAX_COUNTERS; c++) {
                 const pm_events_t *e;
 
-                if (prog->events[c] == COUNT_NOTHING)
+                if (counted[c] == COUNT_NOTHING)
                         continue;
-                e = prog_text_event_by_id(info, c, prog->events[c]);
+                e = prog_text_event_by_id(info, c, counted[c]);
                 if (!e) {
-                        snprintf(error, PROG_TEXT_ERROR_MAX, "no event has id %d on counter %d",
-                                 prog->events[c], c);
+                        snprintf(error, PROG_TEXT_ERROR_MAX, "no event has id %d on counter %d", counted[c], c);
                         return -EINVAL;
                 }
                 /* Columns and JSON members are named after the events: one of each. */
@@ -415,7 +433,8 @@ int main(int argc, char *argv[]) {
         char error[PROG_TEXT_ERROR_MAX];
         Event events[MAX_COUNTERS];
         sigset_t blocked, waiting_mask;
-        Options o = {};
+        Options o = { .group_id = -1 };
+        pm_groups_info_t groups = {};
         pm_info_t info;
         pm_prog_t prog;
         size_t n_events;
@@ -431,10 +450,16 @@ int main(int argc, char *argv[]) {
                 return fflush(stdout) == 0 ? EXIT_SUCCESS : TOOL_EXIT_FAILED;
         failure = o.proctree ? TOOL_EXIT_OWN : TOOL_EXIT_FAILED;
 
-        r = pm_init(ALL_STATUSES, &info);
+        r = pm_init(ALL_STATUSES | (o.group_id >= 0 ? PM_GET_GROUPS : 0), &info, &groups);
         if (r != 0) {
                 pm_error((char *) "pmstat: pm_init", r);
                 return failure;
+        }
+        /* An unknown group is refused as an unknown event is. */
+        if (o.group_id >= 0 && !(o.group = event_group_find(&groups, o.group_id))) {
+                fprintf(stderr, "pmstat: no event group has id %d on this machine ('pmlist -g' lists those it "
+                        "has)\n", o.group_id);
+                return usage_status;
         }
         r = make_program(&o, &info, &prog, events, &n_events, error);
         if (r < 0) {

@@ -20,6 +20,8 @@ typedef enum Format {
 
 typedef struct Options {
         const char *events;             /* -e as typed; NULL: the default set */
+        int group_id;                   /* -g: a predefined event group's id; -1 without */
+        const pm_groups_t *group;       /* -g: the group, once found */
         int mode;                       /* PM_USER, PM_KERNEL or both */
         unsigned interval_ms;           /* -I */
         unsigned count;                 /* intervals; 0: until SIGINT or SIGTERM */

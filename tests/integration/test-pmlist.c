@@ -3,7 +3,9 @@
  * table, and CSV read back with csv-read.c or JSON parsed with json-glib where a check needs the
  * fields), for an unprivileged user too; the status filter, the counter choice, the name search
  * and its no-match status (3), usage errors (2) and the message and status (1) when pmapid cannot
- * be reached (man/pmapi-tools.7). The forms of the output (--format, -o, -x, -n, --raw, the
+ * be reached (man/pmapi-tools.7); with -g, the predefined event groups pm_init(PM_GET_GROUPS)
+ * returns, among them pm_faults (1) and pm_sched (2) with their software events, and an unknown
+ * group's status (3). The forms of the output (--format, -o, -x, -n, --raw, the
  * width) are test-pmlist-output.c's; the CSV writer and the event index alone,
  * tests/unit/test-utils.c's. */
 #include <setjmp.h>
@@ -320,6 +322,176 @@ static void test_no_daemon_says_so_and_exits_1(void **state) {
         tool_run_done(&run);
 }
 
+/* ---- -g: the predefined event groups ---- */
+
+/* The groups every machine has: their events are software ones (the lead's list, issue 20). */
+static const struct {
+        int id;
+        const char *name, *events;
+} known_groups[] = {
+        { 1, "pm_faults", "PM_PAGE_FLT,PM_MINOR_FLT,PM_MAJOR_FLT" },
+        { 2, "pm_sched", "PM_TASK_CLOCK,PM_CTX_SW,PM_CPU_MIGR" },
+};
+
+/* The short name of event id in pm_init's list for counter c; fails the test if it is not there. */
+static const char *catalog_name(int c, int id) {
+        for (int i = 0; i < info.maxevents[c]; i++)
+                if (info.list_events[c][i].event_id == id)
+                        return info.list_events[c][i].short_name;
+        fail_msg("a group counts event %d on counter %d, which pm_init does not list", id, c);
+        return NULL;
+}
+
+/* A group's events as pmlist writes them, from pm_init's lists: names per counter, '-' for idle
+ * ones, none after the last. */
+static void group_events_text(const pm_groups_t *g, char *buf, size_t size) {
+        int last = -1;
+
+        buf[0] = '\0';
+        for (int c = 0; c < info.maxpmcs; c++)
+                if (g->events[c] != COUNT_NOTHING)
+                        last = c;
+        for (int c = 0; c <= last; c++)
+                snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", c > 0 ? "," : "",
+                         g->events[c] == COUNT_NOTHING ? "-" : catalog_name(c, g->events[c]));
+}
+
+static void test_groups_list_what_pm_init_returns(void **state) {
+        pm_info_t ginfo;
+        pm_groups_info_t groups;
+        g_autoptr(JsonNode) root = NULL;
+        JsonArray *list;
+        char header[256], events[1024], name[256], listed[1024];
+        const char *line;
+        size_t n_known = 0;
+        ToolRun run = {};
+
+        (void) state;
+        assert_int_equal(pm_init(ALL_STATUSES | PM_GET_GROUPS, &ginfo, &groups), 0);
+        assert_true(groups.maxgroups >= 2);
+        for (int i = 0; i < groups.maxgroups; i++)
+                for (size_t k = 0; k < sizeof(known_groups) / sizeof(known_groups[0]); k++)
+                        if (groups.event_groups[i].group_id == known_groups[k].id) {
+                                assert_string_equal(groups.event_groups[i].short_name, known_groups[k].name);
+                                group_events_text(&groups.event_groups[i], events, sizeof(events));
+                                assert_string_equal(events, known_groups[k].events);
+                                n_known++;
+                        }
+        assert_int_equal(n_known, 2);
+
+        /* Text: the header, the titles, then one row per group, in pm_init's order, whole. */
+        pmlist_ok(&run, "-g");
+        snprintf(header, sizeof(header), "Processor: %s; %d counters; %d event groups\n", info.proc_name,
+                 info.maxpmcs, groups.maxgroups);
+        assert_true(strncmp(run.out, header, strlen(header)) == 0);
+        line = strchr(run.out + strlen(header), '\n') + 1;
+        assert_true(strncmp(run.out + strlen(header), "ID  NAME", 8) == 0 ||
+                    strncmp(run.out + strlen(header), " ID  NAME", 9) == 0);
+        assert_int_equal(count_lines(run.out), 2 + (size_t) groups.maxgroups);
+        for (int i = 0; i < groups.maxgroups; i++, line = strchr(line, '\n') + 1) {
+                const pm_groups_t *g = &groups.event_groups[i];
+                int id, n_read = 0;
+
+                assert_int_equal(sscanf(line, " %d %255s %1023s %n", &id, name, listed, &n_read), 3);
+                printf("# %.*s", (int) (strchr(line, '\n') + 1 - line), line);
+                assert_int_equal(id, g->group_id);
+                assert_string_equal(name, g->short_name);
+                group_events_text(g, events, sizeof(events));
+                assert_string_equal(listed, events);
+                assert_int_equal(strcspn(line + n_read, "\n"), strlen(g->description));
+                assert_memory_equal(line + n_read, g->description, strlen(g->description));
+        }
+        tool_run_done(&run);
+
+        /* JSON: every member of every group, each used counter's event by id and name. */
+        pmlist_ok(&run, "--json --groups");
+        root = parse_json(run.out);
+        assert_string_equal(json_object_get_string_member(json_node_get_object(root), "processor"), info.proc_name);
+        list = json_object_get_array_member(json_node_get_object(root), "groups");
+        assert_int_equal(json_array_get_length(list), groups.maxgroups);
+        for (int i = 0; i < groups.maxgroups; i++) {
+                const pm_groups_t *g = &groups.event_groups[i];
+                JsonObject *o = json_array_get_object_element(list, i);
+                JsonArray *ev = json_object_get_array_member(o, "events");
+                guint k = 0;
+
+                assert_int_equal(json_object_get_int_member(o, "id"), g->group_id);
+                assert_string_equal(json_object_get_string_member(o, "name"), g->short_name);
+                assert_string_equal(json_object_get_string_member(o, "long_name"), g->long_name);
+                assert_string_equal(json_object_get_string_member(o, "description"), g->description);
+                for (int c = 0; c < info.maxpmcs; c++) {
+                        JsonObject *e;
+
+                        if (g->events[c] == COUNT_NOTHING)
+                                continue;
+                        e = json_array_get_object_element(ev, k++);
+                        assert_int_equal(json_object_get_int_member(e, "counter"), c);
+                        assert_int_equal(json_object_get_int_member(e, "id"), g->events[c]);
+                        assert_string_equal(json_object_get_string_member(e, "name"), catalog_name(c, g->events[c]));
+                }
+                assert_int_equal(json_array_get_length(ev), k);
+        }
+        tool_run_done(&run);
+
+        /* One group by id, whichever way it is written; -1 (AIX) is every group. */
+        for (const char *const *arg = (const char *const[]) { "-g 2", "-g2", "--groups=2", NULL }; *arg; arg++) {
+                CsvTable t;
+
+                pmlist_ok(&run, "--csv %s", *arg);
+                t = csv_parse(run.out);
+                assert_int_equal(t.n_rows, 2);
+                assert_string_equal(t.rows[0][2], "events");
+                assert_string_equal(t.rows[1][0], "2");
+                assert_string_equal(t.rows[1][1], "pm_sched");
+                assert_string_equal(t.rows[1][2], "PM_TASK_CLOCK,PM_CTX_SW,PM_CPU_MIGR");
+                csv_free(&t);
+                tool_run_done(&run);
+        }
+        pmlist_ok(&run, "-n -g -1");
+        assert_int_equal(count_lines(run.out), (size_t) groups.maxgroups);
+        tool_run_done(&run);
+
+        /* -f: the groups whose every event has a status it names, as pm_init keeps them. */
+        assert_int_equal(pm_init(PM_VERIFIED | PM_GET_GROUPS, &ginfo, &groups), 0);
+        pmlist_ok(&run, "--csv -g -f v");
+        {
+                CsvTable t = csv_parse(run.out);
+
+                printf("# pmlist -g -f v: %zu groups\n", t.n_rows - 1);
+                assert_int_equal(t.n_rows, 1 + (size_t) groups.maxgroups);
+                for (int i = 0; i < groups.maxgroups; i++)
+                        assert_int_equal(atoi(t.rows[1 + i][0]), groups.event_groups[i].group_id);
+                csv_free(&t);
+        }
+        tool_run_done(&run);
+}
+
+/* A group this machine does not have: as an -e that matches nothing, 3 and why; -g chooses groups,
+ * not events. */
+static void test_unknown_group_exits_3_and_g_takes_no_event_choice(void **state) {
+        static const char *const bad[] = { "-g -e PM_PAGE_FLT", "-g 1 -c 0", "-g x", "--groups=x", "-g 1 --exact" };
+        ToolRun run = {};
+
+        (void) state;
+        run_pmlist(&run, "-g 99");
+        assert_int_equal(run.status, 3);
+        assert_string_equal(run.out, "");
+        assert_string_equal(run.err, "pmlist: no event group has id 99 on this machine ('pmlist -g' lists those "
+                                     "it has)\n");
+        tool_run_done(&run);
+        run_pmlist(&run, "--json -g 99");
+        assert_int_equal(run.status, 3);
+        assert_string_equal(run.out, "");
+        tool_run_done(&run);
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                run_pmlist(&run, "%s", bad[i]);
+                assert_int_equal(run.status, 2);
+                assert_string_equal(run.out, "");
+                assert_non_null(strstr(run.err, "\nTry 'pmlist --help'.\n"));
+                tool_run_done(&run);
+        }
+}
+
 static int setup(void **state) {
         (void) state;
         return tool_fixture_start(&fixture, "PMAPI_PMLIST", ALL_STATUSES, &info);
@@ -339,6 +511,8 @@ int main(void) {
                 cmocka_unit_test(test_bad_usage_exits_2_with_a_message),
                 cmocka_unit_test(test_unprivileged_user_lists_the_same_catalog),
                 cmocka_unit_test(test_no_daemon_says_so_and_exits_1),
+                cmocka_unit_test(test_groups_list_what_pm_init_returns),
+                cmocka_unit_test(test_unknown_group_exits_3_and_g_takes_no_event_choice),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

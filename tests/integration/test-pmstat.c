@@ -7,7 +7,9 @@
  * (no root, counters owned by another process) name their reason; --proctree passes the
  * command's exit status on; usage errors; the CSV reader itself. Every row says how long it was
  * counted (CSV and JSON): all of its enabled time, as software events are never multiplexed
- * (tests/unit/test-pmstat-report.c shows the other cases). */
+ * (tests/unit/test-pmstat-report.c shows the other cases). With -g, a predefined event group:
+ * pm_sched's events counted and named in JSON and text, pm_faults' page faults of a command's
+ * tree in CSV, the group named in each form. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -616,12 +618,87 @@ static void test_proctree_passes_the_exit_status_on(void **state) {
         assert_in_range(faults, 1000, 1000 + EXEC_SLACK);
 }
 
+/* -g 2 (pm_sched) and -g 1 (pm_faults): the group's events on counters 0-2, named, and counting. */
+static void test_group_counts_its_events_and_names_the_group(void **state) {
+        static const char *const sched[] = { "PM_TASK_CLOCK", "PM_CTX_SW", "PM_CPU_MIGR" };
+        static const char *const tree[] = { "--proctree", "--json", "-g", "2", "-I", "100", "--", "sh", "-c",
+                                            "sleep 0.1; sleep 0.1", NULL };
+        static const char *const text[] = { "-g", "2", "-I", "100", "1", NULL };
+        const char *faults[] = { "--proctree", "--csv", "-g", "1", "--", getenv("PMAPI_TOUCH_PAGES"), "1000", NULL };
+        g_autoptr(JsonNode) root = NULL;
+        g_auto(GStrv) lines = NULL;
+        JsonObject *doc, *group, *total;
+        JsonArray *events;
+        long long on_cpu, others;
+        char ***rows;
+        Run run;
+
+        (void) state;
+        run_pmstat(0, &run, tree);
+        assert_int_equal(run.status, 0);
+        root = parse_json(run.err);
+        doc = json_node_get_object(root);
+        group = json_object_get_object_member(doc, "group");
+        assert_non_null(group);
+        assert_int_equal(json_object_get_int_member(group, "id"), 2);
+        assert_string_equal(json_object_get_string_member(group, "name"), "pm_sched");
+        events = json_object_get_array_member(doc, "events");
+        assert_int_equal(json_array_get_length(events), 3);
+        for (guint c = 0; c < 3; c++) {
+                JsonObject *e = json_array_get_object_element(events, c);
+
+                assert_int_equal(json_object_get_int_member(e, "counter"), c);
+                assert_string_equal(json_object_get_string_member(e, "name"), sched[c]);
+        }
+        check_intervals(json_object_get_array_member(doc, "intervals"), "PM_CTX_SW", 0, &on_cpu, &others);
+        total = json_object_get_object_member(json_object_get_object_member(doc, "run"), "total");
+        printf("# -g 2, two sleeps: %" G_GINT64_FORMAT " ns task clock, %" G_GINT64_FORMAT " switches, %"
+               G_GINT64_FORMAT " migrations\n", json_object_get_int_member(total, "PM_TASK_CLOCK"),
+               json_object_get_int_member(total, "PM_CTX_SW"), json_object_get_int_member(total, "PM_CPU_MIGR"));
+        assert_true(json_object_get_int_member(total, "PM_TASK_CLOCK") > 0);
+        assert_true(json_object_get_int_member(total, "PM_CTX_SW") >= 2);      /* a switch per sleep at least */
+        assert_int_equal(on_cpu + others, json_object_get_int_member(total, "PM_CTX_SW"));
+
+        /* Text: the opening line names the group, the columns its events. */
+        run_pmstat(0, &run, text);
+        assert_int_equal(run.status, 0);
+        printf("%s", run.out);
+        lines = g_strsplit(run.out, "\n", -1);
+        assert_string_equal(lines[0], "pmstat: every process, user and kernel mode, event group 2 (pm_sched), "
+                                      "1 interval of 100 ms");
+        for (int i = 0; lines[i]; i++)
+                if (strncmp(lines[i], "CPU ", 4) == 0)
+                        for (int c = 0; c < 3; c++)
+                                assert_non_null(strstr(lines[i], sched[c]));
+
+        /* CSV: every row names the group; 1000 fresh pages are as many page faults, all minor. */
+        run_pmstat(0, &run, faults);
+        assert_int_equal(run.status, 0);
+        rows = csv_read(run.err);
+        assert_int_equal(g_strv_length(rows[0]), 12);
+        assert_string_equal(rows[0][4], "group");
+        assert_string_equal(rows[0][5], "group_id");
+        assert_string_equal(rows[0][6], "PM_PAGE_FLT");
+        assert_string_equal(rows[0][7], "PM_MINOR_FLT");
+        assert_string_equal(rows[0][8], "PM_MAJOR_FLT");
+        for (char ***r = rows + 1; *r; r++) {
+                assert_string_equal((*r)[4], "pm_faults");
+                assert_string_equal((*r)[5], "1");
+                if (strcmp((*r)[0], "run") == 0 && strcmp((*r)[2], "total") == 0) {
+                        printf("# -g 1, 1000 pages: %s page faults, %s minor, %s major\n", (*r)[6], (*r)[7], (*r)[8]);
+                        assert_in_range(atoll((*r)[6]), 1000, 1000 + EXEC_SLACK);
+                        assert_in_range(atoll((*r)[7]) + atoll((*r)[8]), 1000, atoll((*r)[6]));
+                }
+        }
+        csv_read_free(rows);
+}
+
 static void test_bad_usage_exits_2(void **state) {
         static const char *const bad[][6] = {
                 { "--bogus" }, { "-I" }, { "-I", "5" }, { "-I", "abc" }, { "1", "2" }, { "-x" },
                 { "--csv", "--json" }, { "-e", "NO_SUCH_EVENT" }, { "-e", "PM_PAGE_FLT,PM_PAGE_FLT" },
                 { "-e", "-" }, { "--", "ls" }, { "-1" }, { "-u", "--mode", "user" }, { "--mode", "hypervisor" },
-                { "--mode", "" }, { "-x", "\"" },
+                { "--mode", "" }, { "-x", "\"" }, { "-g", "2", "-e", "PM_PAGE_FLT" }, { "-g", "99" }, { "-g", "x" },
         };
         Run run;
 
@@ -678,6 +755,7 @@ int main(void) {
                 cmocka_unit_test(test_nobody_without_proctree_is_told_to_use_it),
                 cmocka_unit_test(test_busy_counters_name_their_owner),
                 cmocka_unit_test(test_proctree_passes_the_exit_status_on),
+                cmocka_unit_test(test_group_counts_its_events_and_names_the_group),
                 cmocka_unit_test(test_bad_usage_exits_2),
                 cmocka_unit_test(test_csv_reader_reads_rfc_4180),
         };

@@ -73,6 +73,10 @@ int event_table_load_groups(EventTable *t, const EventGroupDef *defs, size_t n_d
         return 0;
 }
 
+bool event_table_has_metric(const EventTable *t, const MetricDef *m) {
+        return event_table_find_name(t, m->numerator) && (!m->denominator || event_table_find_name(t, m->denominator));
+}
+
 const EventGroup *event_table_find_group(const EventTable *t, int id) {
         for (size_t i = 0; i < t->n_groups; i++)
                 if (t->groups[i].def->id == id)

@@ -67,6 +67,21 @@ typedef struct EventGroupDef {
 extern const EventGroupDef event_group_defs[];
 extern const size_t n_event_group_defs;
 
+/* One derived metric (daemon/events/metrics.c): numerator / denominator * scale, the denominator
+ * an event, or the elapsed time in seconds when NULL. */
+typedef struct MetricDef {
+        const char *name;               /* ipc */
+        const char *description;
+        const char *numerator;          /* curated short names */
+        const char *denominator;        /* NULL: seconds of elapsed time */
+        double scale;
+        const char *unit;               /* "insn per cycle", "%", "faults/s" */
+} MetricDef;
+
+extern const MetricDef metric_defs[];
+extern const size_t n_metric_defs;
+
+
 /* A group the catalog offers: every event in it, and (when probed) all open as one perf group. */
 typedef struct EventGroup {
         const EventGroupDef *def;
@@ -102,3 +117,5 @@ const Event *event_table_find_name(const EventTable *t, const char *short_name);
  * as one perf group (event-groups.c). */
 int event_table_load_groups(EventTable *t, const EventGroupDef *defs, size_t n_defs, bool probe);
 const EventGroup *event_table_find_group(const EventTable *t, int id);
+/* Whether every event m names is in t. */
+bool event_table_has_metric(const EventTable *t, const MetricDef *m);

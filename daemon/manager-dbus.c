@@ -178,6 +178,34 @@ static int method_get_groups(sd_bus_message *m, void *userdata, sd_bus_error *er
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/* The derived metrics whose events this machine counts (daemon/events/metrics.c), for the tools. */
+static int method_get_metrics(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Manager *manager = userdata;
+        Caller caller;
+        int r;
+
+        if (manager->policy.only.n > 0) {       /* as GetEvents */
+                r = manager_bus_caller(m, manager, error, &caller);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sssssd)");
+        for (size_t i = 0; r >= 0 && i < n_metric_defs; i++) {
+                const MetricDef *d = &metric_defs[i];
+                if (event_table_has_metric(manager->events, d))
+                        r = sd_bus_message_append(reply, "(sssssd)", d->name, d->description, d->numerator,
+                                                  d->denominator ? d->denominator : "", d->unit, d->scale);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 int manager_bus_read_program(sd_bus_message *m, sd_bus_error *error, Program *ret) {
         Program program = {};
         const int32_t *events;
@@ -474,6 +502,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_get_events, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetGroups", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(isssai)", groups),
                                 method_get_groups, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetMetrics", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sssssd)", metrics),
+                                method_get_metrics, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetProgram",
                                 SD_BUS_ARGS("i", pid, "i", tid, "i", mode, "ai", events),
                                 SD_BUS_NO_RESULT, method_set_program, SD_BUS_VTABLE_UNPRIVILEGED),

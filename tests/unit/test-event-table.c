@@ -337,6 +337,36 @@ static void test_group_defs_are_valid(void **state) {
         event_table_free(t);
 }
 
+/* The derived metrics (daemon/events/metrics.c) are data: unique names, curated events, a scale
+ * and a unit each; offered where their events are. */
+static void test_metric_defs_are_valid(void **state) {
+        const EventTableSource *const only_sw[] = { &event_source_perf_software };
+        EventTable *t = NULL, *sw = NULL;
+
+        (void) state;
+        assert_int_equal(event_table_new_unprobed(event_sources, n_event_sources, &t), 0);
+        assert_int_equal(event_table_new_unprobed(only_sw, 1, &sw), 0);
+        for (size_t i = 0; i < n_metric_defs; i++) {
+                const MetricDef *m = &metric_defs[i];
+
+                if (!m->name[0] || !m->description[0] || !m->unit[0] || !(m->scale > 0))
+                        fail_msg("metric %zu: name, description, unit or scale", i);
+                for (size_t o = 0; o < i; o++)
+                        if (strcmp(metric_defs[o].name, m->name) == 0)
+                                fail_msg("metric %s twice", m->name);
+                if (!event_table_has_metric(t, m))
+                        fail_msg("metric %s names an event that is not a curated row", m->name);
+        }
+        /* Software events only: the per-second ones and CPU utilization, not IPC. */
+        for (size_t i = 0; i < n_metric_defs; i++)
+                if (strcmp(metric_defs[i].name, "cpu_utilization") == 0)
+                        assert_true(event_table_has_metric(sw, &metric_defs[i]));
+                else if (strcmp(metric_defs[i].name, "ipc") == 0)
+                        assert_false(event_table_has_metric(sw, &metric_defs[i]));
+        event_table_free(sw);
+        event_table_free(t);
+}
+
 /* A group naming an event the catalog lacks is not offered. */
 static void test_group_with_an_absent_event_is_not_offered(void **state) {
         static const EventGroupDef defs[] = {
@@ -396,6 +426,7 @@ int main(void) {
                 cmocka_unit_test(test_loaded_table_lists_software_events_in_id_order),
                 cmocka_unit_test(test_loaded_curated_rows_keep_their_definition),
                 cmocka_unit_test(test_group_defs_are_valid),
+                cmocka_unit_test(test_metric_defs_are_valid),
                 cmocka_unit_test(test_group_with_an_absent_event_is_not_offered),
                 cmocka_unit_test(test_loaded_table_offers_the_software_groups),
         };

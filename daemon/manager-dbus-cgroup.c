@@ -11,7 +11,7 @@
 #include "macro.h"
 #include "manager-dbus.h"
 
-static int cgroup_error(sd_bus_error *error, uint64_t id, int r) {
+int manager_bus_cgroup_error(sd_bus_error *error, uint64_t id, int r) {
         switch (r) {
         case -ENOENT:
                 return sd_bus_error_setf(error, PMAPI_ERROR_NO_SUCH_CGROUP,
@@ -79,10 +79,10 @@ static int fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, const 
         if (why && manager_log_budget(manager, caller->euid, more, sizeof(more)))
                 log_info("Refused %s on cgroup %" PRIu64 " to pid %d uid %u: %s%s.", sd_bus_message_get_member(m), id,
                          (int) caller->pid, (unsigned) caller->euid, why, more);
-        return cgroup_error(error, id, r);
+        return manager_bus_cgroup_error(error, id, r);
 }
 
-int method_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+int manager_bus_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read) {
         Manager *manager = userdata;
         Program program;
         Caller caller;
@@ -97,7 +97,9 @@ int method_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         r = manager_bus_caller(m, manager, error, &caller);
         if (r < 0)
                 return r;
-        r = manager_bus_read_program(m, error, &program);
+        r = read(m, error, &program);
+        if (r >= 0)
+                r = manager_bus_check_sets(manager, error, &program);
         if (r < 0)
                 return r;
         pe = program_check_system(&program, manager->events, &counter);
@@ -107,6 +109,10 @@ int method_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         if (r < 0)
                 return fail(m, manager, error, &caller, id, r);
         return sd_bus_reply_method_return(m, NULL);
+}
+
+int method_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return manager_bus_set_cgroup_program(m, userdata, error, manager_bus_read_program);
 }
 
 /* The calling process's context on the cgroup named by the message's first argument, and the
@@ -128,7 +134,7 @@ static int message_cgroup_caller(sd_bus_message *m, Manager *manager, sd_bus_err
         return 0;
 }
 
-static int message_cgroup(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret) {
+int manager_bus_message_cgroup(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret) {
         Caller caller;
 
         return message_cgroup_caller(m, manager, error, ret, &caller);
@@ -139,7 +145,7 @@ int method_get_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *e
         Program p;
         int r;
 
-        r = message_cgroup(m, userdata, error, &s);
+        r = manager_bus_message_cgroup(m, userdata, error, &s);
         if (r < 0)
                 return r;
         p = system_get_program(s);
@@ -150,7 +156,7 @@ int method_delete_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error
         SystemContext *s;
         int r;
 
-        r = message_cgroup(m, userdata, error, &s);
+        r = manager_bus_message_cgroup(m, userdata, error, &s);
         if (r < 0)
                 return r;
         system_owners_remove_context(((Manager *) userdata)->systems, s);
@@ -163,12 +169,12 @@ static int cgroup_op(sd_bus_message *m, void *userdata, sd_bus_error *error, Cgr
         SystemContext *s;
         int r;
 
-        r = message_cgroup(m, userdata, error, &s);
+        r = manager_bus_message_cgroup(m, userdata, error, &s);
         if (r < 0)
                 return r;
         r = op(s);
         if (r < 0)
-                return cgroup_error(error, s->cgroup_id, r);
+                return manager_bus_cgroup_error(error, s->cgroup_id, r);
         return manager_bus_reply_done(m, stamped);
 }
 
@@ -199,12 +205,12 @@ int method_get_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
         AcctVector accu;
         int r;
 
-        r = message_cgroup(m, userdata, error, &s);
+        r = manager_bus_message_cgroup(m, userdata, error, &s);
         if (r < 0)
                 return r;
         r = system_read(s, accu);
         if (r < 0)
-                return cgroup_error(error, s->cgroup_id, r);
+                return manager_bus_cgroup_error(error, s->cgroup_id, r);
         return manager_bus_reply_data(m, accu, NULL, &s->cgroup_removed);
 }
 
@@ -215,7 +221,7 @@ int method_get_cgroup_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *
         int logical, r;
         unsigned cpu = 0;
 
-        r = message_cgroup(m, userdata, error, &s);
+        r = manager_bus_message_cgroup(m, userdata, error, &s);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(m, "ub", &id, &logical);
@@ -225,7 +231,7 @@ int method_get_cgroup_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *
         if (r >= 0)
                 r = system_read_cpu(s, cpu, accu);
         if (r < 0)
-                return cgroup_error(error, s->cgroup_id, r);
+                return manager_bus_cgroup_error(error, s->cgroup_id, r);
         return manager_bus_reply_data(m, accu, &cpu, NULL);
 }
 
@@ -264,7 +270,7 @@ int method_list_cgroups(sd_bus_message *m, void *userdata, sd_bus_error *error) 
                                          MANAGER_CGROUP_LIST_MAX, path);
         default:
                 if (r < 0)
-                        return cgroup_error(error, 0, r);
+                        return manager_bus_cgroup_error(error, 0, r);
         }
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)

@@ -1,5 +1,5 @@
 /* manager-dbus-mx.c: the Manager's multiplexing methods (AIX's _mx and _mm calls) in the thread,
- * group and system scopes. A program is (slice_ms, multi_mode, a(mode, events) sets); data are one
+ * group, system and cgroup scopes. A program is (slice_ms, multi_mode, a(mode, events) sets); data are one
  * (raw counts, enabled, running) per set, then the time stamp, the scope's extras, and the rounds
  * AIX reports: the enabled time over slice * sets (the kernel, not a timer here, rotates the sets
  * that do not fit on the PMU; software events all fit and every set counts all the time). */
@@ -252,5 +252,58 @@ int method_get_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 r = set_source_read_all(&(SetSource) { set_source_read_system_cpu, s, cpu }, s->n_sets, v);
         if (r < 0)
                 return manager_bus_system_error(error, userdata, r);
+        return reply_sets(m, &s->program, v, NULL);
+}
+
+/* The cgroup scope (AIX's _wp_mx and _wp_mm). */
+
+int method_set_cgroup_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return manager_bus_set_cgroup_program(m, userdata, error, manager_bus_read_program_mx);
+}
+
+int method_get_cgroup_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        SystemContext *s;
+        Program p;
+        int r;
+
+        r = manager_bus_message_cgroup(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        p = system_get_program(s);
+        return reply_program_mx(m, &p);
+}
+
+int method_get_cgroup_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        AcctVector v[PM_MX_MAX_SETS];
+        SystemContext *s;
+        int r;
+
+        r = manager_bus_message_cgroup(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        r = set_source_read_all(&(SetSource) { set_source_read_system, s, 0 }, s->n_sets, v);
+        if (r < 0)
+                return manager_bus_cgroup_error(error, s->cgroup_id, r);
+        return reply_sets(m, &s->program, v, NULL);
+}
+
+int method_get_cgroup_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        AcctVector v[PM_MX_MAX_SETS];
+        SystemContext *s;
+        uint32_t id;
+        int logical, r;
+        unsigned cpu = 0;
+
+        r = manager_bus_message_cgroup(m, userdata, error, &s);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(m, "ub", &id, &logical);
+        if (r < 0)
+                return r;
+        r = system_cpu_by_id(s, id, logical, &cpu);
+        if (r >= 0)
+                r = set_source_read_all(&(SetSource) { set_source_read_system_cpu, s, cpu }, s->n_sets, v);
+        if (r < 0)
+                return manager_bus_cgroup_error(error, s->cgroup_id, r);
         return reply_sets(m, &s->program, v, NULL);
 }

@@ -45,6 +45,11 @@ int manager_bus_message_group(sd_bus_message *m, Manager *manager, sd_bus_error 
 int manager_bus_message_system(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret);
 /* The system scope's D-Bus error for the core's r. */
 int manager_bus_system_error(sd_bus_error *error, Manager *manager, int r);
+/* The cgroup scope's (manager-dbus-cgroup.c): SetCgroupProgram with its program read by read, the
+ * caller's context on the cgroup the message's first argument names, and the D-Bus error of r. */
+int manager_bus_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read);
+int manager_bus_message_cgroup(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret);
+int manager_bus_cgroup_error(sd_bus_error *error, uint64_t id, int r);
 int manager_bus_reply_program(sd_bus_message *m, const Program *p);
 /* Appends a data reply's last two values: the time the counters were enabled and ran (ns). */
 int manager_bus_append_times(sd_bus_message *reply, const AcctVector accu);
@@ -82,6 +87,10 @@ int method_set_system_program_mx(sd_bus_message *m, void *userdata, sd_bus_error
 int method_get_system_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_system_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_set_cgroup_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_cgroup_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_cgroup_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_cgroup_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* manager-dbus-cgroup.c */
 int method_list_cgroups(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error);

@@ -506,6 +506,15 @@ int pm_get_data_cpu_mx(int cpuid, pm_data_mx_t *data);
 int pm_get_tdata_cpu_mx(int cpuid, pm_data_mx_t *data, timebasestruct_t *time);
 int pm_get_data_lcpu_mx(int lcpuid, pm_data_mx_t *data);
 int pm_get_tdata_lcpu_mx(int lcpuid, pm_data_mx_t *data, timebasestruct_t *time);
+/* The caller's context on a cgroup (the _wp calls above): AIX's _wp_mx and _wp_mm. */
+int pm_set_program_wp_mx(cid_t cid, pm_prog_mx_t *prog);
+int pm_set_program_wp_mm(cid_t cid, pm_prog_mm_t *prog);
+int pm_get_program_wp_mx(cid_t cid, pm_prog_mx_t *prog);
+int pm_get_program_wp_mm(cid_t cid, pm_prog_mm_t *prog);
+int pm_get_data_wp_mx(pm_wp_handle_t hwpar, pm_data_mx_t *data);
+int pm_get_tdata_wp_mx(pm_wp_handle_t hwpar, pm_data_mx_t *data, timebasestruct_t *time);
+int pm_get_data_lcpu_wp_mx(pm_wp_handle_t hwpar, int lcpuid, pm_data_mx_t *data);
+int pm_get_tdata_lcpu_wp_mx(pm_wp_handle_t hwpar, int lcpuid, pm_data_mx_t *data, timebasestruct_t *time);
 
 int pm_set_program_mythread_mx(pm_prog_mx_t *prog);
 int pm_set_program_mythread_mm(pm_prog_mm_t *prog);

@@ -16,7 +16,7 @@
  * (set k's mode modes[k % 2]; events: page faults, then minor faults or the task clock). */
 typedef struct MxSeed {
         const char *method;
-        enum { MX_NONE, MX_TARGET, MX_CPU } head;
+        enum { MX_NONE, MX_TARGET, MX_CPU, MX_CGROUP, MX_CGROUP_CPU } head;
         bool program;
         int32_t slice_ms;
         bool multi_mode;
@@ -31,6 +31,10 @@ static int append_mx(sd_bus_message *m, const MxSeed *s) {
                 r = sd_bus_message_append(m, "ii", 1, 1);
         else if (s->head == MX_CPU)
                 r = sd_bus_message_append(m, "ub", 0, 1);
+        else if (s->head == MX_CGROUP)
+                r = sd_bus_message_append(m, "t", (uint64_t) 1);
+        else if (s->head == MX_CGROUP_CPU)
+                r = sd_bus_message_append(m, "tub", (uint64_t) 1, 0, 1);
         if (r < 0 || !s->program)
                 return r;
         r = sd_bus_message_append(m, "ib", s->slice_ms, (int) s->multi_mode);
@@ -165,6 +169,13 @@ int main(int argc, char *argv[]) {
                 { "GetSystemProgramMx", MX_NONE, false, 0, false, 0, { 0, 0 } },
                 { "GetSystemDataMx", MX_NONE, false, 0, false, 0, { 0, 0 } },
                 { "GetCpuDataMx", MX_CPU, false, 0, false, 0, { 0, 0 } },
+                /* Added later, at the end, so that the files before keep their names. */
+                { "GetGroups", MX_NONE, false, 0, false, 0, { 0, 0 } },
+                { "GetMetrics", MX_NONE, false, 0, false, 0, { 0, 0 } },
+                { "SetCgroupProgramMx", MX_CGROUP, true, 100, false, 2, { 0x6, 0x6 } },
+                { "GetCgroupProgramMx", MX_CGROUP, false, 0, false, 0, { 0, 0 } },
+                { "GetCgroupDataMx", MX_CGROUP, false, 0, false, 0, { 0, 0 } },
+                { "GetCgroupCpuDataMx", MX_CGROUP_CPU, false, 0, false, 0, { 0, 0 } },
         };
         const size_t n_seeds = sizeof(seeds) / sizeof(seeds[0]), n_mx = sizeof(mx_seeds) / sizeof(mx_seeds[0]);
 

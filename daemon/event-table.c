@@ -142,6 +142,20 @@ static bool table_has_encoding(const EventTable *t, const struct perf_event_attr
         return false;
 }
 
+/* A CPU PMU's raw event (a family row) ends its description with the code perf stat takes, as the
+ * libpfm4 rows do, so that the tools find it by that code too. */
+static int add_raw_code(Event *e, const struct perf_event_attr *attr) {
+        char *d;
+
+        if (attr->type != PERF_TYPE_RAW)
+                return 0;
+        if (asprintf(&d, "%s (raw: r%llx)", e->description, (unsigned long long) attr->config) < 0)
+                return -ENOMEM;
+        free(e->description);
+        e->description = d;
+        return 0;
+}
+
 static int load_curated(EventTable *t, size_t *allocated, bool probe) {
         int r;
 
@@ -166,7 +180,7 @@ static int load_curated(EventTable *t, size_t *allocated, bool probe) {
                                 return r;
                         free(e.long_name);
                         e.long_name = strdup(used);
-                        if (!e.long_name) {
+                        if (!e.long_name || add_raw_code(&e, &attr) < 0) {
                                 event_done(&e);
                                 return -ENOMEM;
                         }

@@ -30,6 +30,24 @@ const pm_events_t *prog_text_event_by_id(const pm_info_t *info, int counter, int
         return NULL;
 }
 
+/* perf's raw syntax, rNNN (hex): the event whose description pmapid ends with "(raw: rNNN)". */
+static const pm_events_t *event_by_raw_code(const pm_info_t *info, int counter, const char *name) {
+        char tail[64];
+        size_t n = strlen(name);
+
+        if (n < 2 || n > 40 || (name[0] != 'r' && name[0] != 'R') || strspn(name + 1, "0123456789abcdefABCDEF") != n - 1)
+                return NULL;
+        (void) snprintf(tail, sizeof(tail), "(raw: r%s)", name + 1);
+        for (int i = 0; i < info->maxevents[counter]; i++) {
+                const char *d = info->list_events[counter][i].description;
+                size_t l = d ? strlen(d) : 0;
+
+                if (l >= strlen(tail) && strcasecmp(d + l - strlen(tail), tail) == 0)
+                        return &info->list_events[counter][i];
+        }
+        return NULL;
+}
+
 const pm_events_t *prog_text_event_by_name(const pm_info_t *info, int counter, const char *name) {
         if (counter < 0 || counter >= info->maxpmcs)
                 return NULL;
@@ -42,7 +60,7 @@ const pm_events_t *prog_text_event_by_name(const pm_info_t *info, int counter, c
                 if (l && strcasecmp(l, name) == 0)
                         return &info->list_events[counter][i];
         }
-        return NULL;
+        return event_by_raw_code(info, counter, name);
 }
 
 const char *prog_text_status_name(int status) {

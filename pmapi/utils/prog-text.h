@@ -10,8 +10,9 @@
 
 #define PROG_TEXT_ERROR_MAX 256
 
-/* The event with this id, or this short or long name (compared without case), in pm_init's list
- * for counter c; NULL when there is none. */
+/* The event with this id, or this short or long name (compared without case), or perf's raw code
+ * rNNN of a PMU event (pmapid ends such an event's description with "(raw: rNNN)"), in pm_init's
+ * list for counter c; NULL when there is none. */
 const pm_events_t *prog_text_event_by_id(const pm_info_t *info, int counter, int id);
 const pm_events_t *prog_text_event_by_name(const pm_info_t *info, int counter, const char *name);
 /* "verified", "unverified" or "caveat" for an event's status. */

@@ -86,6 +86,11 @@ static int check_catalog(const Expected *e) {
                 CHECK(strcmp(ev->long_name, f->long_name) == 0, "row %d is %s", f->id, ev->long_name);
                 CHECK(ev->attr.type == PERF_TYPE_RAW && ev->attr.config == f->config, "row %d: type %u config %#llx",
                       f->id, ev->attr.type, (unsigned long long) ev->attr.config);
+                {
+                        char raw[64];
+                        snprintf(raw, sizeof(raw), "(raw: r%llx)", (unsigned long long) f->config);
+                        CHECK(strstr(ev->description, raw), "row %d: '%s' lacks %s", f->id, ev->description, raw);
+                }
         }
         CHECK(find_name(t, e->native), "%s not listed", e->native);
         for (size_t i = 0; i < t->n_events; i++) {

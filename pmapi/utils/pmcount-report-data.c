@@ -2,7 +2,8 @@
  * row that -I's lines share, pmcount-series.c), or one JSON document. Numbers are plain, whatever
  * the locale. A partial count says so in each; with --cgroup, the cgroup's rows and members
  * (pmcount-cgroup.c) take the place of the counting group's; with -g, the event group is named
- * (CSV's event_group rows, JSON's "group"). */
+ * (CSV's event_group rows, JSON's "group"); with -m, the derived metrics (CSV's metric rows, JSON's
+ * "metrics"). */
 #include <errno.h>
 #include <glib.h>
 #include <math.h>
@@ -80,6 +81,17 @@ void report_csv_value(CsvWriter *w, const char *record, const char *name, const 
         csv_row(w, record, NULL, name, NULL, "%s", value);
 }
 
+/* -m: a metric row, its unit in the status column, its value empty when not computable. */
+static void csv_metrics(const Report *r, CsvWriter *w) {
+        MetricValue v[METRICS_MAX];
+        char value[METRIC_VALUE_TEXT_MAX];
+        size_t n = report_total_metrics(r, v);
+
+        for (size_t i = 0; i < n; i++)
+                csv_row_fields(w, "metric", NULL, v[i].metric->name, v[i].metric->unit,
+                               metric_format_plain(&v[i], value), NULL);
+}
+
 int report_write_csv(Report *r, FILE *f) {
         char id[16], number[G_ASCII_DTOSTR_BUF_SIZE];   /* CSV numbers are plain, whatever the locale */
         char value[24];
@@ -133,6 +145,8 @@ int report_write_csv(Report *r, FILE *f) {
                                 "%s", g_ascii_formatd(number, sizeof(number), "%.3f",
                                                       run_stat_stddev(&r->counts[c])));
         }
+        if (r->options->metrics)
+                csv_metrics(r, &w);
         if (!report_attached(r))
                 for (size_t i = 0; i < n; i++)
                         csv_row(&w, "rusage", NULL, u[i].json_name, NULL, "%lld", u[i].value);
@@ -235,6 +249,11 @@ int report_write_json(const Report *r, FILE *f) {
                 json_close_object(&w);
         }
         json_close_array(&w);
+        if (r->options->metrics) {
+                MetricValue v[METRICS_MAX];
+
+                metric_values_json(&w, v, report_total_metrics(r, v));
+        }
         if (!report_attached(r)) {
                 json_open_object(&w, "rusage");
                 for (size_t i = 0; i < n; i++)

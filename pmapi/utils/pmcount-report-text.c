@@ -1,9 +1,10 @@
 /* pmcount-report-text.c: pmcount's report for people: a header (the command or target, how it
- * ended, the mode, -g's event group, the threads, the elapsed time), the counts with the locale's thousands
- * separators, each beside its event's status, with perf stat's derived values (the task clock in
- * msec and CPUs utilized, other counts per second of it; with -r the variation), then the resource
- * usage and, with --per-thread, the threads. A partial count says so; with --cgroup, the cgroup's
- * lines (pmcount-cgroup.c) take the place of the counting group's. */
+ * ended, the mode, -g's event group, the threads, the elapsed time), the counts with the locale's
+ * thousands separators, each beside its event's status, with perf stat's derived values (the task
+ * clock in msec and CPUs utilized, other counts per second of it; with -r the variation), with -m
+ * the derived metrics (metrics.h), then the resource usage and, with --per-thread, the threads. A
+ * partial count says so; with --cgroup, the cgroup's lines (pmcount-cgroup.c) take the place of the
+ * counting group's. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -148,6 +149,35 @@ static int text_events(const Report *r, FILE *f) {
         return text_table_print(t, f);
 }
 
+/* -m: one line a metric, as perf stat writes its shadow metrics: the value, its unit, the metric. */
+static int text_metrics(const Report *r, FILE *f) {
+        _cleanup_(text_table_freep) TextTable *t = NULL;
+        MetricValue v[METRICS_MAX];
+        char value[METRIC_VALUE_TEXT_MAX];
+        size_t n = report_total_metrics(r, v);
+        int k;
+
+        if (n == 0) {
+                fputs("\nMetrics: none; no metric has all its events counted\n", f);
+                return 0;
+        }
+        k = text_table_new(3, &t);
+        if (k < 0)
+                return k;
+        text_table_align_right(t, 0);
+        text_table_set_style(t, /* no_headings= */ true, false);
+        text_table_add(t, "VALUE");
+        text_table_add(t, "UNIT");
+        text_table_add(t, "METRIC");
+        for (size_t i = 0; i < n; i++) {
+                text_table_add(t, "%s", metric_format_value(&v[i], value));
+                text_table_add(t, "%s", v[i].metric->unit);
+                text_table_add(t, "%s", v[i].metric->name);
+        }
+        fprintf(f, "\nMetrics%s:\n", r->n_runs > 1 ? " (of the means)" : "");
+        return text_table_print(t, f);
+}
+
 /* As perf stat writes them: the value, its unit, what it is. */
 static int text_usage(const Report *r, FILE *f) {
         _cleanup_(text_table_freep) TextTable *t = NULL;
@@ -266,6 +296,11 @@ int report_write_text(const Report *r, FILE *f) {
         k = text_events(r, f);
         if (k < 0)
                 return k;
+        if (r->options->metrics) {
+                k = text_metrics(r, f);
+                if (k < 0)
+                        return k;
+        }
         if (!report_attached(r)) {
                 fputs("\nResource usage (wait4", f);
                 fputs(r->n_runs > 1 ? ", the last run):\n" : "):\n", f);

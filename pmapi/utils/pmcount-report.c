@@ -2,8 +2,8 @@
  * events' names and statuses, each count and how long it was counted (with -r the means of the
  * runs), the threads counted and the resource usage; and report_write(), which hands the report to
  * its form: aligned text for people (pmcount-report-text.c), CSV or JSON for programs
- * (pmcount-report-data.c). The numbers are the same in all three; man/pmcount.1 describes each
- * field. */
+ * (pmcount-report-data.c); with -m, the derived metrics of the counts (metrics.h). The numbers are
+ * the same in all three; man/pmcount.1 describes each field. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,6 +54,28 @@ CountTime report_time(const Report *r) {
                 return (CountTime) { .enabled_ns = (unsigned long long) llround(r->enabled.mean),
                                      .running_ns = (unsigned long long) llround(r->running.mean) };
         return r->total_time;
+}
+
+size_t report_metrics(const Report *r, const long long counts[MAX_COUNTERS], bool counted, double elapsed_s,
+                      MetricValue ret[static METRICS_MAX]) {
+        MetricCount c[MAX_COUNTERS];
+        char ids[MAX_COUNTERS][16];
+        size_t n = 0, k;
+
+        for (int i = 0; i < MAX_COUNTERS; i++)
+                if (report_counter_used(r, i))
+                        c[n++] = (MetricCount) { report_event_name(r, i, ids[i]), counts[i], counted };
+        k = metric_list_compute(r->metric_list, c, n, elapsed_s, ret, METRICS_MAX);
+        return k < METRICS_MAX ? k : METRICS_MAX;
+}
+
+size_t report_total_metrics(const Report *r, MetricValue ret[static METRICS_MAX]) {
+        long long counts[MAX_COUNTERS];
+        double elapsed_ns = r->n_runs > 1 ? r->elapsed.mean : (double) r->elapsed_ns;
+
+        for (int c = 0; c < MAX_COUNTERS; c++)
+                counts[c] = report_counter_used(r, c) ? report_count(r, c) : 0;
+        return report_metrics(r, counts, !count_time_not_counted(report_time(r)), elapsed_ns / 1e9, ret);
 }
 
 static long long timeval_us(struct timeval tv) {

@@ -200,6 +200,7 @@ static int fork_and_wait(const Options *o, const char *preload, Report *rep) {
                 rep->interval_start_ns = start;
         memset(rep->last, 0, sizeof(rep->last));       /* each run's group counts from zero */
         rep->last_time = (CountTime) {};
+        rep->last_line_ns = start - rep->interval_start_ns;
         pid = fork();
         if (pid < 0) {
                 fprintf(stderr, "pmcount: fork: %m\n");

@@ -55,6 +55,8 @@ static void help(void) {
                "  -u --user          Count user mode (the default)\n"
                "  -k --kernel        Count kernel mode too\n"
                "     --mode=LIST     The modes exactly: user, kernel or user,kernel\n"
+               "  -m --metrics       Also show the derived metrics whose events are all counted\n"
+               "                     (CPUs utilized, page faults per second, ...)\n"
                "  -r --repeat=N      Run COMMAND N times; report the mean and the variation\n"
                "  -I --interval=MS   Also print what each event counted every MS milliseconds\n"
                "  -p --pid=PID       Count running process PID (every thread of it)\n"
@@ -132,6 +134,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 { "user",            no_argument,       NULL, 'u' },
                 { "kernel",          no_argument,       NULL, 'k' },
                 { "mode",            required_argument, NULL, ARG_MODE },
+                { "metrics",         no_argument,       NULL, 'm' },
                 { "repeat",          required_argument, NULL, 'r' },
                 { "interval",        required_argument, NULL, 'I' },
                 { "pid",             required_argument, NULL, 'p' },
@@ -156,7 +159,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         o->repeat = 1;
         o->separator = ",";
         /* '+': the options end at COMMAND, whose own options are its business. */
-        while ((c = getopt_long(argc, argv, "+:e:g:ukr:I:p:t:o:x:jhV", options, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, "+:e:g:ukmr:I:p:t:o:x:jhV", options, NULL)) >= 0)
                 switch (c) {
                 case 'e':
                         o->events = optarg;
@@ -174,6 +177,9 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                         break;
                 case ARG_MODE:
                         mode = optarg;
+                        break;
+                case 'm':
+                        o->metrics = true;
                         break;
                 case 'r':
                         if (!tool_parse_uint(optarg, 1, MAX_REPEAT, &o->repeat))
@@ -328,16 +334,24 @@ static int run(const Options *o, const pm_info_t *info, const pm_groups_info_t *
                 }
         }
         rep.f = out ? out : stderr;
+        /* -m: pmapid's metrics, asked for before the command runs, as the output file is opened. */
+        if (o->metrics) {
+                r = metric_list_fetch(&rep.metric_list);
+                if (r != 0)
+                        return pmcount_fail("GetMetrics", r);
+        }
 
         r = o->attach_tid > 0 ? attach_and_count(o, &rep) : o->cgroup ? cgroup_count_command(o, &rep) :
                                                                        run_command(o, &rep);
         if (r != 0) {
                 member_rows_done(&rep.rows);
                 cgroup_target_done(&rep.cgroup);
+                metric_list_free(rep.metric_list);
                 return r;
         }
         status = o->attach_tid > 0 ? 0 : report_exit_code(&rep);
         r = report_write(&rep);
+        rep.metric_list = metric_list_free(rep.metric_list);
         if (r == 0 && out)
                 r = fclose(TAKE_PTR(out)) == 0 ? 0 : -errno;
         member_rows_done(&rep.rows);

@@ -16,6 +16,7 @@
 #include "csv-writer.h"
 #include "group-members.h"
 #include "json-writer.h"
+#include "metrics.h"
 #include "pmapi.h"
 
 typedef enum ReportFormat {
@@ -40,6 +41,7 @@ typedef struct Options {
         bool attach_process;            /* -p: every thread of the process */
         char **command;                 /* NULL-terminated; NULL with -p/-t */
         const char *cgroup;             /* --cgroup PATH as typed, or NULL */
+        bool metrics;                   /* -m: the derived metrics of the counted events */
 } Options;
 
 /* A count over repeated runs: Welford's running mean and sum of squared deviations. */
@@ -79,8 +81,12 @@ typedef struct Report {
         /* --cgroup */
         CgroupTarget cgroup;            /* the cgroup counted, found by its path */
         bool cgroup_removed;            /* it was removed before the count ended */
+        /* -m */
+        MetricList *metric_list;        /* pmapid's, fetched before counting; NULL without -m */
         /* -I */
         uint64_t interval_start_ns;
+        uint64_t last_line_ns;          /* since interval_start_ns: the last line's time, or where the
+                                         * run's counts began (an interval's length for -m) */
         int64_t last[MAX_COUNTERS];     /* the counts at the last interval line */
         CountTime last_time;            /* and their times */
         unsigned n_intervals;
@@ -102,6 +108,13 @@ static inline bool report_counter_used(const Report *r, int counter) {
 /* How long the counts were counted: with -r the means of the runs, else the run's. The group's
  * counters are read together, so one time serves every event. */
 CountTime report_time(const Report *r);
+/* -m: pmapid's metrics whose events are among the counters', computed on counts (one per counter;
+ * counted: false when they were never on the PMU) over elapsed_s seconds; returns how many are in
+ * ret, at most METRICS_MAX. */
+size_t report_metrics(const Report *r, const long long counts[MAX_COUNTERS], bool counted, double elapsed_s,
+                      MetricValue ret[static METRICS_MAX]);
+/* -m: the metrics of the report's totals, over the elapsed time (with -r the means of both). */
+size_t report_total_metrics(const Report *r, MetricValue ret[static METRICS_MAX]);
 /* CSV's first row: the columns, and time_ns with -I. */
 void report_csv_header(Report *r);
 /* A row of the report's CSV (write_csv's writer) that belongs to no thread: record, name, value. */

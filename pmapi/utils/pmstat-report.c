@@ -6,7 +6,8 @@
  * (block, CPU); JSON is JSON Lines, as perf stat -j: a header line, then one object per
  * interval as it ends (and the run's), each a whole document, so that a reader can follow the run
  * line by line. With --cgroup, each form names the cgroup and says when it was removed; with -g,
- * the event group (the opening line, the header's "group", two CSV columns). Each CPU's
+ * the event group (the opening line, the header's "group", two CSV columns); with -m, the derived
+ * metrics of each block's total (lines after it, "metrics", CSV columns of the total row). Each CPU's
  * counters are read together, so a row has one time: a row that ran for part of its enabled time
  * (multiplexed) ends with perf stat's "(49.97%)", one that never ran shows "<not counted>" for each
  * count (count-time.h); CSV and JSON give the times. The shapes are described in man/pmstat.1.
@@ -30,8 +31,23 @@ struct Report {
         size_t n_events;
         size_t *width;                  /* text: [1 + n_events], the CPU column then each event's */
         int error;                      /* JSON: the first line that failed to write, -errno */
+        MetricValue shown[METRICS_MAX]; /* -m: the metrics the events allow, the same in every block */
+        size_t n_metrics;
         CsvWriter csv;
 };
+
+/* The events' counts (total: one per counter) for the metrics. */
+static size_t metric_counts(const Report *r, const long long *total, bool counted,
+                            MetricCount c[static MAX_COUNTERS]) {
+        size_t n = 0;
+
+        for (size_t k = 0; k < r->n_events && n < MAX_COUNTERS; k++) {
+                int counter = r->events[k].counter;
+
+                c[n++] = (MetricCount) { r->events[k].desc->short_name, total ? total[counter] : 0, counted };
+        }
+        return n;
+}
 
 int report_new(const Options *o, FILE *f, const Event *events, size_t n_events, Report **ret) {
         _cleanup_(report_freep) Report *r = NULL;
@@ -52,6 +68,13 @@ int report_new(const Options *o, FILE *f, const Event *events, size_t n_events, 
                 size_t name = strlen(events[k].desc->short_name);
                 size_t status = strlen(prog_text_status_name(events[k].desc->status));
                 r->width[1 + k] = name > status ? name : status;
+        }
+        if (o->metrics) {
+                MetricCount c[MAX_COUNTERS];
+                size_t n = metric_list_compute(o->metric_list, c, metric_counts(r, NULL, true, c), 1,
+                                               r->shown, METRICS_MAX);
+
+                r->n_metrics = n < METRICS_MAX ? n : METRICS_MAX;
         }
         csv_writer_init_sep(&r->csv, f, o->separator);
         *ret = TAKE_PTR(r);
@@ -102,6 +125,17 @@ static void block_total(const Report *r, const Sample *before, const Sample *now
                                 total[r->events[k].counter] += delta(before, now, c, r->events[k].counter);
                         count_time_add(total_time, time_delta(before, now, c));
                 }
+}
+
+/* -m: the metrics of a block's total, over the block's length (the interval's, or the whole run's);
+ * r->n_metrics of them. */
+static void block_metrics(const Report *r, const Sample *before, const Sample *now, const long long *total,
+                          CountTime total_time, MetricValue v[static METRICS_MAX]) {
+        MetricCount c[MAX_COUNTERS];
+        size_t n = metric_counts(r, total, !count_time_not_counted(total_time), c);
+        unsigned long long ns = now->time_ns - (before ? before->time_ns : 0);
+
+        (void) metric_list_compute(r->options.metric_list, c, n, (double) ns / 1e9, v, r->n_metrics);
 }
 
 static void text_begin(Report *r, pid_t command_pid) {
@@ -167,6 +201,18 @@ static const char *cpu_label(const Sample *now, int cpu, char label[static 32]) 
         return label;
 }
 
+/* -m: after the total row, a line per metric of the total: the value, its unit, the metric. */
+static void text_metrics(Report *r, const Sample *before, const Sample *now, const long long *total,
+                         CountTime total_time) {
+        MetricValue v[METRICS_MAX];
+
+        if (r->n_metrics == 0)
+                fputs("metrics: none; no metric has all its events counted\n", r->f);
+        block_metrics(r, before, now, total, total_time, v);
+        /* The values end where the first event's column ends. */
+        metric_values_text(r->f, v, r->n_metrics, (int) (r->width[0] + 2 + r->width[1]));
+}
+
 static void text_block(Report *r, const Sample *before, const Sample *now) {
         char values[MAX_COUNTERS][THOUSANDS_MAX], label[32];
         const char *cells[MAX_COUNTERS];
@@ -196,6 +242,8 @@ static void text_block(Report *r, const Sample *before, const Sample *now) {
         }
         text_counts(r, before, now, -1, total, total_time, values, cells);
         text_row(r, "total", cells, total_time);
+        if (r->options.metrics)
+                text_metrics(r, before, now, total, total_time);
 }
 
 static void json_counts(Report *r, JsonWriter *w, const char *key, const Sample *before, const Sample *now,
@@ -233,6 +281,12 @@ static void json_block(Report *r, JsonWriter *w, const Sample *before, const Sam
         json_open_object(w, "total_times");
         count_time_json_members(w, total_time);
         json_close_object(w);
+        if (r->options.metrics) {
+                MetricValue v[METRICS_MAX];
+
+                block_metrics(r, before, now, total, total_time, v);
+                metric_values_json(w, v, r->n_metrics);
+        }
 }
 
 /* Each JSON line is a document of its own; a write error is kept for report_finish(). */
@@ -307,7 +361,19 @@ static void csv_begin(Report *r) {
         for (size_t k = 0; k < r->n_events; k++)
                 csv_field(&r->csv, r->events[k].desc->short_name);
         count_time_csv_header(&r->csv);
+        for (size_t i = 0; i < r->n_metrics; i++)
+                csv_field(&r->csv, r->shown[i].metric->name);
         csv_end_row(&r->csv);
+}
+
+/* -m: a row's metric columns, the total's values (v) or empty (v NULL: a CPU row). */
+static void csv_metrics(Report *r, const MetricValue *v) {
+        char value[METRIC_VALUE_TEXT_MAX];
+
+        if (!r->options.metrics)
+                return;
+        for (size_t i = 0; i < r->n_metrics; i++)
+                csv_field(&r->csv, v ? metric_format_plain(&v[i], value) : NULL);
 }
 
 /* --cgroup: every row names it, as perf stat -x names the cgroup of -G. */
@@ -346,6 +412,7 @@ static void csv_block(Report *r, const char *kind, const Sample *before, const S
                         csv_fieldf(&r->csv, "%lld", delta(before, now, c, r->events[k].counter));
                 time = time_delta(before, now, c);
                 count_time_csv_fields(&r->csv, &time);
+                csv_metrics(r, NULL);
                 csv_end_row(&r->csv);
         }
         block_total(r, before, now, total, &time);
@@ -358,6 +425,12 @@ static void csv_block(Report *r, const char *kind, const Sample *before, const S
         for (size_t k = 0; k < r->n_events; k++)
                 csv_fieldf(&r->csv, "%lld", total[r->events[k].counter]);
         count_time_csv_fields(&r->csv, &time);
+        if (r->options.metrics) {
+                MetricValue v[METRICS_MAX];
+
+                block_metrics(r, before, now, total, time, v);
+                csv_metrics(r, v);
+        }
         csv_end_row(&r->csv);
 }
 
@@ -469,6 +542,7 @@ void report_cgroup_removed(Report *r, const Sample *now) {
                 for (size_t k = 0; k < r->n_events; k++)
                         csv_field(&r->csv, NULL);
                 count_time_csv_fields(&r->csv, NULL);
+                csv_metrics(r, NULL);
                 csv_end_row(&r->csv);
                 break;
         case FORMAT_JSON: {

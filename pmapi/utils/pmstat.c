@@ -65,6 +65,8 @@ static void help(void) {
                "  -k --kernel         Count kernel mode too\n"
                "     --mode=LIST      The modes exactly: user, kernel or user,kernel\n"
                "  -I --interval=MS    Milliseconds per interval (default 1000, at least 10)\n"
+               "  -m --metrics        Also show each interval's derived metrics whose events are\n"
+               "                      all counted (CPUs utilized, page faults per second, ...)\n"
                "     --cgroup=PATH    Count cgroup PATH (from the cgroup v2 root, or under its\n"
                "                      mount point) and its descendants instead of every process\n"
                "     --proctree       Count COMMAND's process tree instead of every process\n"
@@ -98,6 +100,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 { "kernel",   no_argument,       NULL, 'k' },
                 { "mode",     required_argument, NULL, ARG_MODE },
                 { "interval", required_argument, NULL, 'I' },
+                { "metrics",  no_argument,       NULL, 'm' },
                 { "proctree", no_argument,       NULL, ARG_PROCTREE },
                 { "cgroup",   required_argument, NULL, ARG_CGROUP },
                 { "output",   required_argument, NULL, 'o' },
@@ -126,7 +129,8 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         /* With --proctree the options end at the first operand, COMMAND, whose own options are its
          * business ('+'); without, they may come after COUNT too. ':' keeps getopt quiet, as
          * usage_error() speaks. */
-        while ((c = getopt_long(argc, argv, usage_status == TOOL_EXIT_OWN ? "+:e:g:ukI:o:x:jhV" : ":e:g:ukI:o:x:jhV",
+        while ((c = getopt_long(argc, argv,
+                                usage_status == TOOL_EXIT_OWN ? "+:e:g:ukI:mo:x:jhV" : ":e:g:ukI:mo:x:jhV",
                                 options, NULL)) >= 0)
                 switch (c) {
                 case 'e':
@@ -150,6 +154,9 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                         if (!tool_parse_uint(optarg, MIN_INTERVAL_MS, MAX_INTERVAL_MS, &o->interval_ms))
                                 return usage_error("invalid interval '%s' (milliseconds, %d to %u)", optarg,
                                                    MIN_INTERVAL_MS, MAX_INTERVAL_MS);
+                        break;
+                case 'm':
+                        o->metrics = true;
                         break;
                 case ARG_PROCTREE:
                         o->proctree = true;
@@ -429,6 +436,7 @@ int main(int argc, char *argv[]) {
         _cleanup_(report_freep) Report *report = NULL;
         _cleanup_(fclosep) FILE *output_file = NULL;
         _cleanup_(cgroup_target_done) CgroupTarget target = {};
+        _cleanup_(metric_list_freep) MetricList *metric_list = NULL;
         _cleanup_close_ int pidfd = -1;
         char error[PROG_TEXT_ERROR_MAX];
         Event events[MAX_COUNTERS];
@@ -470,6 +478,14 @@ int main(int argc, char *argv[]) {
                 if (cgroup_scope_find(o.cgroup, &target) != 0)
                         return failure;
                 o.target = &target;
+        }
+        if (o.metrics) {
+                r = metric_list_fetch(&metric_list);
+                if (r != 0) {
+                        pm_error((char *) "pmstat: GetMetrics", r);
+                        return failure;
+                }
+                o.metric_list = metric_list;
         }
         n_cpus = (int) sysconf(_SC_NPROCESSORS_CONF);
         if (n_cpus <= 0)

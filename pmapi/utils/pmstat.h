@@ -10,6 +10,7 @@
 
 #include "cgroup-target.h"
 #include "count-time.h"
+#include "metrics.h"
 #include "pmapi.h"
 
 typedef enum Format {
@@ -32,6 +33,8 @@ typedef struct Options {
         Format format;
         const char *separator;          /* CSV: "," or -x SEP */
         const char *output;             /* -o; NULL: stdout, or stderr with --proctree */
+        bool metrics;                   /* -m */
+        const MetricList *metric_list;  /* -m: pmapid's metrics, once fetched */
 } Options;
 
 /* One event of the program: its counter and its entry in pm_init's list. */

@@ -6,9 +6,8 @@
  * the rows add up to the total; the text, CSV (RFC 4180, read back by csv-read.c) and JSON (json-glib)
  * forms agree with themselves; -o writes the report to a file and leaves the command's stdout
  * alone; the command's exit status and death by signal come back as a shell would give them, and
- * pmcount's own failures as 125, 126 and 127; an unprivileged user gets the same rows. With -g 1, the
- * predefined group pm_faults: each worker's page faults as with -e, all of them minor, named by the
- * group's events and the group named in each form. */
+ * pmcount's own failures as 125, 126 and 127; an unprivileged user gets the same rows. -g's event
+ * groups are test-tool-groups.c's, -m's metrics test-pmcount-metrics.c's. */
 #include <ctype.h>
 #include <grp.h>
 #include <setjmp.h>
@@ -458,73 +457,6 @@ static void test_own_failures_are_told_apart(void **state) {
         assert_int_equal(wait_for_context_count(0, 2000), 0);
 }
 
-/* -g 1, pm_faults: PM_PAGE_FLT, PM_MINOR_FLT, PM_MAJOR_FLT on counters 0-2. A worker's fresh
- * anonymous pages are its known page count of faults, every one minor; the rows add up to each total. */
-static void test_group_counts_its_events_and_names_the_group(void **state) {
-        static const char *const names[] = { "PM_PAGE_FLT", "PM_MINOR_FLT", "PM_MAJOR_FLT" };
-        g_autoptr(JsonParser) parser = json_parser_new();
-        JsonObject *doc, *group;
-        JsonArray *events, *rows;
-        long long sum[3] = {};
-        int n_workers = 0;
-        pm_info_t info;
-        Run run;
-
-        (void) state;
-        assert_int_equal(pm_init(PM_VERIFIED | PM_CAVEAT | PM_UNVERIFIED, &info), 0);
-        run_pmcount(&run, "-g", "1", "--per-thread", "--json", "--", getenv("PMAPI_THREAD_PAGES"), WORKLOAD_ARGS);
-        assert_int_equal(run.status, 0);
-        doc = parse_json(parser, run.err);
-        group = json_object_get_object_member(doc, "group");
-        assert_non_null(group);
-        assert_int_equal(json_object_get_int_member(group, "id"), 1);
-        assert_string_equal(json_object_get_string_member(group, "name"), "pm_faults");
-        events = json_object_get_array_member(doc, "events");
-        assert_int_equal(json_array_get_length(events), 3);
-        for (guint c = 0; c < 3; c++) {
-                JsonObject *ev = json_array_get_object_element(events, c);
-
-                assert_int_equal(json_object_get_int_member(ev, "counter"), c);
-                assert_string_equal(json_object_get_string_member(ev, "name"), names[c]);
-                assert_int_equal(json_object_get_int_member(ev, "id"), find_event_id(&info, names[c]));
-        }
-        rows = json_object_get_array_member(doc, "thread_rows");
-        assert_int_equal(json_array_get_length(rows), THREADS + 2);
-        for (guint i = 0; i < json_array_get_length(rows); i++) {
-                JsonObject *row = json_array_get_object_element(rows, i);
-                JsonArray *counts = json_object_get_array_member(row, "counts");
-                long long page = json_array_get_int_element(counts, 0), minor = json_array_get_int_element(counts, 1);
-                int w;
-
-                assert_int_equal(json_array_get_length(counts), 3);
-                for (int c = 0; c < 3; c++)
-                        sum[c] += json_array_get_int_element(counts, c);
-                if (sscanf(json_object_get_string_member(row, "comm"), "tp-worker-%d", &w) != 1)
-                        continue;
-                printf("# tp-worker-%d: %lld pages, %lld page faults, %lld minor, %lld major\n", w, WORKER_PAGES(w),
-                       page, minor, (long long) json_array_get_int_element(counts, 2));
-                assert_in_range(page, WORKER_PAGES(w) - 2, WORKER_PAGES(w) + 2);
-                assert_int_equal(minor, page);
-                assert_int_equal(json_array_get_int_element(counts, 2), 0);
-                n_workers++;
-        }
-        assert_int_equal(n_workers, THREADS);
-        for (guint c = 0; c < 3; c++)
-                assert_int_equal(json_object_get_int_member(json_array_get_object_element(events, c), "count"), sum[c]);
-
-        /* Text and CSV name the group and its events too. */
-        run_pmcount(&run, "-g", "1", "--", getenv("PMAPI_THREAD_PAGES"), "1", "10", "1");
-        assert_int_equal(run.status, 0);
-        printf("%s", run.err);
-        assert_non_null(strstr(run.err, "\nEvent group:    1 pm_faults\n"));
-        for (int c = 0; c < 3; c++)
-                assert_non_null(strstr(run.err, names[c]));
-        run_pmcount(&run, "-g", "1", "--csv", "--", "/bin/true");
-        assert_int_equal(run.status, 0);
-        assert_non_null(strstr(run.err, "\nevent_group,,,,,id,,1,,,\nevent_group,,,,,name,,pm_faults,,,\n"));
-        assert_non_null(strstr(run.err, "\nevent,,,,,PM_MAJOR_FLT,"));
-}
-
 /* GetGroupMembers on thread (pid, tid): 0 and the rows, or -errno with the error's name. */
 static int get_group_members(pid_t pid, pid_t tid, sd_bus_message **ret_reply, char *ret_error, size_t size) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -641,7 +573,6 @@ int main(void) {
                 cmocka_unit_test(test_output_file_takes_the_report_and_leaves_stdout_to_the_command),
                 cmocka_unit_test(test_exit_status_is_passed_through),
                 cmocka_unit_test(test_own_failures_are_told_apart),
-                cmocka_unit_test(test_group_counts_its_events_and_names_the_group),
                 cmocka_unit_test(test_group_members_method_reads_live_members_and_checks_access),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,7 +1,8 @@
 /* test-pmctl.c: the pmctl binary against a real pmapid, as a person or a debugger runs it: it sets
  * a program on a parked target process, the target touches a known number of fresh pages, and
  * pmctl's data, program and list output (text and JSON, parsed with json-glib) must show them;
- * start, stop, reset and delete change what is counted; process and descendant groups with their
+ * start, stop, reset and delete change what is counted; a group program (AIX's predefined event
+ * groups) shown by its group's events; process and descendant groups with their
  * flags; refusals, the no-context error and usage errors with their exit statuses
  * (man/pmapi-tools.7). A group's members, data -I and the partial group are test-pmctl-watch.c's;
  * -o FILE, --no-big-num, escaped thread names and the tools' output helpers, test-pmctl-output.c's. */
@@ -146,6 +147,53 @@ static void test_program_shows_events_by_counter_mode_and_state(void **state) {
         pmctl_ok(&run, "start %d %d", PID, WORKER);
         pmctl_ok(&run, "program %d %d", PID, WORKER);
         assert_non_null(strstr(run.out, ": counting, mode user,kernel,count (0xe)\n"));
+}
+
+/* A group program (mode.b.is_group, the group's id in events[0]) counts the group's events: pmctl
+ * names them, counter by counter, where the program's words say only "id 1" (PM_TASK_CLOCK's id).
+ * pmctl set cannot make one, so this test's own thread sets it on the target: group 1, pm_faults. */
+static void test_group_program_shows_the_groups_events(void **state) {
+        static const char *const names[] = { "PM_PAGE_FLT", "PM_MINOR_FLT", "PM_MAJOR_FLT" };
+        g_autoptr(JsonNode) root = NULL, data = NULL;
+        pm_prog_t prog = { .mode.w = PM_USER | PM_COUNT };
+        JsonObject *doc, *c;
+        pm_info_t all;
+        _cleanup_(tool_run_done) ToolRun run = {};
+
+        (void) state;
+        assert_int_equal(pm_init(PM_VERIFIED | PM_CAVEAT | PM_UNVERIFIED, &all), 0);
+        tool_target_start();
+        for (int i = 0; i < MAX_COUNTERS; i++)
+                prog.events[i] = COUNT_NOTHING;
+        prog.mode.b.is_group = 1;
+        prog.events[0] = 1;
+        assert_int_equal(pm_set_program_thread(PID, WORKER, &prog), 0);
+        tool_target_touch(PAGES);
+
+        pmctl_ok(&run, "--json program %d %d", PID, WORKER);
+        root = parse_json(run.out);
+        doc = json_node_get_object(root);
+        assert_int_equal(json_array_get_length(json_object_get_array_member(doc, "counters")), 3);
+        for (guint i = 0; i < 3; i++) {
+                c = counter_at(doc, i);
+                assert_int_equal(json_object_get_int_member(c, "counter"), i);
+                assert_string_equal(json_object_get_string_member(c, "name"), names[i]);
+                assert_int_equal(json_object_get_int_member(c, "id"), find_event_id(&all, names[i]));
+        }
+        /* The text and the data name them too, and the data are the group's counts. */
+        pmctl_ok(&run, "program %d %d", PID, WORKER);
+        for (int i = 0; i < 3; i++)
+                assert_non_null(strstr(run.out, names[i]));
+        assert_null(strstr(run.out, "PM_TASK_CLOCK"));
+        pmctl_ok(&run, "--json data %d %d", PID, WORKER);
+        data = parse_json(run.out);
+        doc = json_node_get_object(data);
+        assert_string_equal(json_object_get_string_member(counter_at(doc, 0), "name"), "PM_PAGE_FLT");
+        assert_in_range(json_object_get_int_member(counter_at(doc, 0), "value"), PAGES - 2, PAGES + 2);
+        assert_string_equal(json_object_get_string_member(counter_at(doc, 1), "name"), "PM_MINOR_FLT");
+        assert_int_equal(json_object_get_int_member(counter_at(doc, 1), "value"),
+                         json_object_get_int_member(counter_at(doc, 0), "value"));
+        assert_int_equal(json_object_get_int_member(counter_at(doc, 2), "value"), 0);
 }
 
 static void test_list_shows_the_context_with_its_pid_tid_and_origin(void **state) {
@@ -347,6 +395,7 @@ int main(void) {
                 TEST(test_set_and_data_count_the_pages_the_target_touches),
                 TEST(test_stop_reset_start_and_delete_change_what_is_counted),
                 TEST(test_program_shows_events_by_counter_mode_and_state),
+                TEST(test_group_program_shows_the_groups_events),
                 TEST(test_list_shows_the_context_with_its_pid_tid_and_origin),
                 TEST(test_process_group_reads_every_thread_with_members_and_flags),
                 TEST(test_descendant_group_on_one_thread),

@@ -7,12 +7,11 @@
  * (no root, counters owned by another process) name their reason; --proctree passes the
  * command's exit status on; usage errors; the CSV reader itself. Every row says how long it was
  * counted (CSV and JSON): all of its enabled time, as software events are never multiplexed
- * (tests/unit/test-pmstat-report.c shows the other cases). With -g, a predefined event group:
- * pm_sched's events counted and named in JSON and text, pm_faults' page faults of a command's
- * tree in CSV, the group named in each form. */
+ * (tests/unit/test-pmstat-report.c shows the other cases). Running pmstat and reading its JSON
+ * Lines is pmstat-run.c's; -g's event groups are test-tool-groups.c's, -m's metrics
+ * test-pmcount-metrics.c's. */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,6 +29,7 @@
 #include "bus-fixture.h"
 #include "csv-read.h"
 #include "pmapi.h"
+#include "pmstat-run.h"
 #include "workload.h"
 
 #define NOBODY 65534
@@ -40,179 +39,10 @@
 
 static BusFixture fixture;
 
-/* One pmstat process: started by start_pmstat, waited for by finish_pmstat. */
-typedef struct Proc {
-        pid_t pid;
-        int out, err;                   /* memfds: its stdout and stderr */
-} Proc;
-
-typedef struct Run {
-        int status;                     /* exit status; -1 if it did not exit */
-        char out[1 << 17];
-        char err[8192];
-} Run;
-
 static char *nth_cpu_arg(int cpu) {
         static char buf[16];
         snprintf(buf, sizeof(buf), "%d", cpu);
         return buf;
-}
-
-/* Runs pmstat as uid with the arguments args (NULL-terminated), its output in memfds. */
-static void start_pmstat(uid_t uid, const char *const *args, Proc *p) {
-        const char *pmstat = getenv("PMAPI_PMSTAT");
-        const char *argv[64];
-        size_t n = 0;
-
-        assert_non_null(pmstat);
-        argv[n++] = pmstat;
-        for (; *args && n < 63; args++)
-                argv[n++] = *args;
-        argv[n] = NULL;
-        p->out = memfd_create("pmstat-out", MFD_CLOEXEC);
-        p->err = memfd_create("pmstat-err", MFD_CLOEXEC);
-        assert_true(p->out >= 0 && p->err >= 0);
-        p->pid = fork();
-        assert_true(p->pid >= 0);
-        if (p->pid == 0) {
-                if (dup2(p->out, STDOUT_FILENO) < 0 || dup2(p->err, STDERR_FILENO) < 0)
-                        _exit(120);
-                if (uid != 0 && (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
-                                 setresuid(uid, uid, uid) < 0))
-                        _exit(121);
-                execv(pmstat, (char **) argv);
-                _exit(122);
-        }
-}
-
-static void read_back(int fd, char *buf, size_t size) {
-        ssize_t n = pread(fd, buf, size - 1, 0);
-        buf[n > 0 ? n : 0] = '\0';
-        close(fd);
-}
-
-static void finish_pmstat(Proc *p, Run *run) {
-        int status;
-
-        assert_int_equal(waitpid(p->pid, &status, 0), p->pid);
-        run->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        read_back(p->out, run->out, sizeof(run->out));
-        read_back(p->err, run->err, sizeof(run->err));
-        if (run->status != 0)
-                printf("# pmstat -> %d\n# stderr: %s", run->status, run->err);
-}
-
-static void run_pmstat(uid_t uid, Run *run, const char *const *args) {
-        Proc p;
-
-        start_pmstat(uid, args, &p);
-        finish_pmstat(&p, run);
-}
-
-/* Waits until pmstat has written something on fd: the report's beginning, once it counts. */
-static void wait_for_output(int fd) {
-        struct stat st;
-
-        for (int i = 0; i < 5000; i++) {
-                assert_int_equal(fstat(fd, &st), 0);
-                if (st.st_size > 0)
-                        return;
-                (void) nanosleep(&(struct timespec) { .tv_nsec = 1000 * 1000 }, NULL);
-        }
-        fail_msg("pmstat wrote nothing within 5 s");
-}
-
-/* pmstat's JSON Lines, each line a document of its own (checked one by one), gathered into the
- * shape the checks below read: the header's members, "intervals" (each line's "interval" object, in
- * order), "run" and "error". */
-static JsonNode *parse_json(const char *text) {
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-        g_autoptr(JsonArray) intervals = json_array_new();
-        g_autoptr(JsonNode) header = NULL, run = NULL, error_line = NULL;
-        JsonNode *doc;
-        JsonObject *o;
-        size_t n = 0;
-
-        for (char **l = lines; *l; l++) {
-                g_autoptr(JsonParser) parser = json_parser_new();
-                g_autoptr(GError) error = NULL;
-                JsonObject *line;
-
-                if (**l == '\0')
-                        continue;
-                if (!json_parser_load_from_data(parser, *l, -1, &error))
-                        fail_msg("pmstat printed a line that is no JSON document (%s): %s", error->message, *l);
-                line = json_node_get_object(json_parser_get_root(parser));
-                assert_non_null(line);
-                if (n++ == 0)
-                        header = json_node_copy(json_parser_get_root(parser));
-                else if (json_object_has_member(line, "interval"))
-                        json_array_add_element(intervals, json_node_copy(json_object_get_member(line, "interval")));
-                else if (json_object_has_member(line, "run"))
-                        run = json_node_copy(json_object_get_member(line, "run"));
-                else if (json_object_has_member(line, "error"))
-                        error_line = json_node_copy(json_object_get_member(line, "error"));
-                else
-                        fail_msg("pmstat printed an unexpected JSON line: %s", *l);
-        }
-        if (!header)
-                fail_msg("pmstat printed no JSON: %s", text);
-        doc = json_node_copy(header);
-        o = json_node_get_object(doc);
-        json_object_set_array_member(o, "intervals", json_array_ref(intervals));
-        if (run)
-                json_object_set_member(o, "run", g_steal_pointer(&run));
-        if (error_line)
-                json_object_set_member(o, "error", g_steal_pointer(&error_line));
-        return doc;
-}
-
-/* A row (a CPU's, or a block's total_times) that ran all of its enabled time; returns it. */
-static long long counted_fully(JsonObject *o) {
-        long long enabled = json_object_get_int_member(o, "enabled_ns");
-
-        assert_int_equal(json_object_get_int_member(o, "running_ns"), enabled);
-        assert_true(json_object_get_double_member(o, "percent_running") == 100.0);
-        assert_true(json_object_get_boolean_member(o, "counted"));
-        return enabled;
-}
-
-/* Every interval's total is the sum of its CPU rows, its times too; returns the sums over the
- * intervals of the event's count on CPU cpu and on the other CPUs. */
-static void check_intervals(JsonArray *intervals, const char *event, int cpu, long long *ret_cpu,
-                            long long *ret_others) {
-        long long on_cpu = 0, others = 0, last_time = 0;
-
-        for (guint i = 0; i < json_array_get_length(intervals); i++) {
-                JsonObject *iv = json_array_get_object_element(intervals, i);
-                JsonArray *cpus = json_object_get_array_member(iv, "cpus");
-                long long sum = 0, enabled = 0, time = json_object_get_int_member(iv, "time_ns");
-
-                assert_int_equal(json_object_get_int_member(iv, "index"), i + 1);
-                assert_true(time > last_time);
-                assert_int_equal(json_object_get_int_member(iv, "duration_ns"), time - last_time);
-                last_time = time;
-                assert_true(json_array_get_length(cpus) >= 1);
-                for (guint k = 0; k < json_array_get_length(cpus); k++) {
-                        JsonObject *row = json_array_get_object_element(cpus, k);
-                        long long n = json_object_get_int_member(json_object_get_object_member(row, "counts"), event);
-                        int id = (int) json_object_get_int_member(row, "cpu");
-
-                        assert_in_range(id, 0, sysconf(_SC_NPROCESSORS_CONF) - 1);
-                        assert_true(json_object_get_boolean_member(row, "online"));
-                        assert_true(n >= 0);
-                        enabled += counted_fully(row);
-                        sum += n;
-                        if (id == cpu)
-                                on_cpu += n;
-                        else
-                                others += n;
-                }
-                assert_int_equal(json_object_get_int_member(json_object_get_object_member(iv, "total"), event), sum);
-                assert_int_equal(counted_fully(json_object_get_object_member(iv, "total_times")), enabled);
-        }
-        *ret_cpu = on_cpu;
-        *ret_others = others;
 }
 
 #define PINNED_PAGES 30000
@@ -232,16 +62,16 @@ static void test_root_json_shows_a_pinned_workload_on_its_cpu(void **state) {
                 g_autoptr(JsonNode) root = NULL;
                 long long on_cpu, others;
                 JsonObject *doc, *e;
-                Proc p;
-                Run run;
+                PmstatProc p;
+                PmstatRun run;
 
-                start_pmstat(0, args, &p);
-                wait_for_output(p.out);
+                pmstat_start(0, args, &p);
+                pmstat_wait_for_output(p.out);
                 assert_int_equal(run_pinned(n, PINNED_PAGES), 0);
-                finish_pmstat(&p, &run);
+                pmstat_finish(&p, &run);
                 assert_int_equal(run.status, 0);
                 assert_string_equal(run.err, "");
-                root = parse_json(run.out);
+                root = pmstat_parse_json(run.out);
                 doc = json_node_get_object(root);
                 assert_string_equal(json_object_get_string_member(doc, "scope"), "system");
                 assert_true(json_object_get_boolean_member(json_object_get_object_member(doc, "mode"), "user"));
@@ -252,7 +82,7 @@ static void test_root_json_shows_a_pinned_workload_on_its_cpu(void **state) {
                 assert_string_equal(json_object_get_string_member(e, "name"), "PM_PAGE_FLT");
                 assert_string_equal(json_object_get_string_member(e, "status"), "verified");
                 assert_int_equal(json_array_get_length(json_object_get_array_member(doc, "intervals")), 5);
-                check_intervals(json_object_get_array_member(doc, "intervals"), "PM_PAGE_FLT", n, &on_cpu, &others);
+                pmstat_check_intervals(json_object_get_array_member(doc, "intervals"), "PM_PAGE_FLT", n, &on_cpu, &others);
                 printf("# try %d: CPU %d counted %lld page faults over 5 intervals, the others %lld, for %d "
                        "pages touched on CPU %d\n", attempt + 1, n, on_cpu, others, PINNED_PAGES, n);
                 assert_true(on_cpu >= PINNED_PAGES);
@@ -318,11 +148,11 @@ static void test_proctree_as_nobody_counts_only_the_tree(void **state) {
         char ***rows, last_time[32] = "";
         long outside;
         pid_t outsider;
-        Run run;
+        PmstatRun run;
 
         (void) state;
         outsider = start_outsider(&stop_fd, &count_fd);
-        run_pmstat(NOBODY, &run, args);
+        pmstat_run(NOBODY, &run, args);
         outside = stop_outsider(outsider, stop_fd, count_fd);
         assert_int_equal(run.status, 0);
         assert_string_equal(run.out, "");
@@ -385,16 +215,16 @@ static void test_proctree_intervals_are_deltas(void **state) {
         long long on_cpu, others, sum = 0, quiet = -1, run_total;
         JsonArray *intervals;
         JsonObject *doc;
-        Run run;
+        PmstatRun run;
 
         (void) state;
-        run_pmstat(NOBODY, &run, args);
+        pmstat_run(NOBODY, &run, args);
         assert_int_equal(run.status, 0);
-        root = parse_json(run.err);
+        root = pmstat_parse_json(run.err);
         doc = json_node_get_object(root);
         intervals = json_object_get_array_member(doc, "intervals");
         assert_true(json_array_get_length(intervals) >= 3);
-        check_intervals(intervals, "PM_PAGE_FLT", 0, &on_cpu, &others);
+        pmstat_check_intervals(intervals, "PM_PAGE_FLT", 0, &on_cpu, &others);
         for (guint i = 0; i < json_array_get_length(intervals); i++) {
                 JsonObject *iv = json_array_get_object_element(intervals, i);
                 long long n = json_object_get_int_member(json_object_get_object_member(iv, "total"), "PM_PAGE_FLT");
@@ -405,7 +235,7 @@ static void test_proctree_intervals_are_deltas(void **state) {
         }
         run_total = json_object_get_int_member(json_object_get_object_member(json_object_get_object_member(doc, "run"),
                                                                              "total"), "PM_PAGE_FLT");
-        assert_true(counted_fully(json_object_get_object_member(json_object_get_object_member(doc, "run"),
+        assert_true(pmstat_counted_fully(json_object_get_object_member(json_object_get_object_member(doc, "run"),
                                                                 "total_times")) > 0);
         printf("# proctree, 2 x 5000 pages 300 ms apart: %u intervals, the quietest %lld page faults, "
                "%lld in all\n", json_array_get_length(intervals), quiet, run_total);
@@ -443,10 +273,10 @@ static void test_text_report_has_statuses_separators_and_totals(void **state) {
         static const char *const args[] = { "-e", "PM_PAGE_FLT,PM_CPU_CLOCK", "-I", "100", "2", NULL };
         g_auto(GStrv) lines = NULL;
         int blocks = 0;
-        Run run;
+        PmstatRun run;
 
         (void) state;
-        run_pmstat(0, &run, args);
+        pmstat_run(0, &run, args);
         assert_int_equal(run.status, 0);
         assert_string_equal(run.err, "");
         lines = g_strsplit(run.out, "\n", -1);
@@ -504,17 +334,17 @@ static void test_endless_run_ends_cleanly_on_sigterm(void **state) {
         JsonArray *intervals;
         pm_info_t info;
         pm_prog_t prog;
-        Proc p;
-        Run run;
+        PmstatProc p;
+        PmstatRun run;
 
         (void) state;
-        start_pmstat(0, args, &p);
-        wait_for_output(p.out);
+        pmstat_start(0, args, &p);
+        pmstat_wait_for_output(p.out);
         (void) nanosleep(&(struct timespec) { .tv_nsec = 350 * 1000 * 1000 }, NULL);
         assert_int_equal(kill(p.pid, SIGTERM), 0);
-        finish_pmstat(&p, &run);
+        pmstat_finish(&p, &run);
         assert_int_equal(run.status, 0);
-        root = parse_json(run.out);
+        root = pmstat_parse_json(run.out);
         intervals = json_object_get_array_member(json_node_get_object(root), "intervals");
         /* 3 whole ones, then the cut one; one fewer or more on a busy machine. */
         assert_in_range(json_array_get_length(intervals), 2, 6);
@@ -528,10 +358,10 @@ static void test_endless_run_ends_cleanly_on_sigterm(void **state) {
 /* Without root and without --proctree: PM_ESYSROOT's text and the way out. */
 static void test_nobody_without_proctree_is_told_to_use_it(void **state) {
         static const char *const args[] = { "-I", "100", NULL };
-        Run run;
+        PmstatRun run;
 
         (void) state;
-        run_pmstat(NOBODY, &run, args);
+        pmstat_run(NOBODY, &run, args);
         assert_int_equal(run.status, 1);
         assert_string_equal(run.out, "");
         assert_non_null(strstr(run.err, pm_strerror(NULL, PM_ESYSROOT)));
@@ -547,19 +377,19 @@ static void test_busy_counters_name_their_owner(void **state) {
         char owner[32];
         pm_info_t info;
         pm_prog_t prog;
-        Run run;
+        PmstatRun run;
 
         (void) state;
         assert_int_equal(pm_init(PM_VERIFIED, &info), 0);
         program_one(&prog, PM_USER, find_event_id(&info, "PM_PAGE_FLT"));
         assert_int_equal(pm_set_program(&prog), 0);
         snprintf(owner, sizeof(owner), "pid %d", (int) getpid());
-        run_pmstat(0, &run, args);
+        pmstat_run(0, &run, args);
         assert_int_equal(run.status, 1);
         assert_string_equal(run.out, "");
         assert_non_null(strstr(run.err, pm_strerror(NULL, PM_ESYSBUSY)));
         assert_non_null(strstr(run.err, owner));
-        run_pmstat(NOBODY, &run, tree_args);
+        pmstat_run(NOBODY, &run, tree_args);
         assert_int_equal(run.status, 0);
         assert_string_equal(run.out, "ran\n");
         assert_int_equal(pm_delete_program(), 0);
@@ -579,33 +409,33 @@ static void test_proctree_passes_the_exit_status_on(void **state) {
         g_autofree char *text = NULL;
         JsonObject *doc, *end;
         long long faults;
-        Run run;
+        PmstatRun run;
         int fd;
 
         (void) state;
-        run_pmstat(NOBODY, &run, exit3);
+        pmstat_run(NOBODY, &run, exit3);
         assert_int_equal(run.status, 3);
         assert_non_null(strstr(run.err, "exited with status 3\n"));
-        run_pmstat(NOBODY, &run, killed);
+        pmstat_run(NOBODY, &run, killed);
         assert_int_equal(run.status, 128 + SIGTERM);
         assert_non_null(strstr(run.err, "was killed by signal 15"));
-        run_pmstat(NOBODY, &run, missing);
+        pmstat_run(NOBODY, &run, missing);
         assert_int_equal(run.status, 127);
         assert_non_null(strstr(run.err, "/nonexistent/command: No such file or directory"));
-        run_pmstat(NOBODY, &run, bad);
+        pmstat_run(NOBODY, &run, bad);
         assert_int_equal(run.status, 125);
 
         fd = mkstemp(path);
         assert_true(fd >= 0);
         close(fd);
         snprintf(pages, sizeof(pages), "%d", 1000);
-        run_pmstat(0, &run, to_file);
+        pmstat_run(0, &run, to_file);
         assert_int_equal(run.status, 0);
         assert_string_equal(run.out, "");
         assert_string_equal(run.err, "");
         assert_true(g_file_get_contents(path, &text, NULL, NULL));
         unlink(path);
-        root = parse_json(text);
+        root = pmstat_parse_json(text);
         doc = json_node_get_object(root);
         assert_string_equal(json_object_get_string_member(doc, "scope"), "proctree");
         assert_string_equal(json_array_get_string_element(json_object_get_array_member(
@@ -618,81 +448,6 @@ static void test_proctree_passes_the_exit_status_on(void **state) {
         assert_in_range(faults, 1000, 1000 + EXEC_SLACK);
 }
 
-/* -g 2 (pm_sched) and -g 1 (pm_faults): the group's events on counters 0-2, named, and counting. */
-static void test_group_counts_its_events_and_names_the_group(void **state) {
-        static const char *const sched[] = { "PM_TASK_CLOCK", "PM_CTX_SW", "PM_CPU_MIGR" };
-        static const char *const tree[] = { "--proctree", "--json", "-g", "2", "-I", "100", "--", "sh", "-c",
-                                            "sleep 0.1; sleep 0.1", NULL };
-        static const char *const text[] = { "-g", "2", "-I", "100", "1", NULL };
-        const char *faults[] = { "--proctree", "--csv", "-g", "1", "--", getenv("PMAPI_TOUCH_PAGES"), "1000", NULL };
-        g_autoptr(JsonNode) root = NULL;
-        g_auto(GStrv) lines = NULL;
-        JsonObject *doc, *group, *total;
-        JsonArray *events;
-        long long on_cpu, others;
-        char ***rows;
-        Run run;
-
-        (void) state;
-        run_pmstat(0, &run, tree);
-        assert_int_equal(run.status, 0);
-        root = parse_json(run.err);
-        doc = json_node_get_object(root);
-        group = json_object_get_object_member(doc, "group");
-        assert_non_null(group);
-        assert_int_equal(json_object_get_int_member(group, "id"), 2);
-        assert_string_equal(json_object_get_string_member(group, "name"), "pm_sched");
-        events = json_object_get_array_member(doc, "events");
-        assert_int_equal(json_array_get_length(events), 3);
-        for (guint c = 0; c < 3; c++) {
-                JsonObject *e = json_array_get_object_element(events, c);
-
-                assert_int_equal(json_object_get_int_member(e, "counter"), c);
-                assert_string_equal(json_object_get_string_member(e, "name"), sched[c]);
-        }
-        check_intervals(json_object_get_array_member(doc, "intervals"), "PM_CTX_SW", 0, &on_cpu, &others);
-        total = json_object_get_object_member(json_object_get_object_member(doc, "run"), "total");
-        printf("# -g 2, two sleeps: %" G_GINT64_FORMAT " ns task clock, %" G_GINT64_FORMAT " switches, %"
-               G_GINT64_FORMAT " migrations\n", json_object_get_int_member(total, "PM_TASK_CLOCK"),
-               json_object_get_int_member(total, "PM_CTX_SW"), json_object_get_int_member(total, "PM_CPU_MIGR"));
-        assert_true(json_object_get_int_member(total, "PM_TASK_CLOCK") > 0);
-        assert_true(json_object_get_int_member(total, "PM_CTX_SW") >= 2);      /* a switch per sleep at least */
-        assert_int_equal(on_cpu + others, json_object_get_int_member(total, "PM_CTX_SW"));
-
-        /* Text: the opening line names the group, the columns its events. */
-        run_pmstat(0, &run, text);
-        assert_int_equal(run.status, 0);
-        printf("%s", run.out);
-        lines = g_strsplit(run.out, "\n", -1);
-        assert_string_equal(lines[0], "pmstat: every process, user and kernel mode, event group 2 (pm_sched), "
-                                      "1 interval of 100 ms");
-        for (int i = 0; lines[i]; i++)
-                if (strncmp(lines[i], "CPU ", 4) == 0)
-                        for (int c = 0; c < 3; c++)
-                                assert_non_null(strstr(lines[i], sched[c]));
-
-        /* CSV: every row names the group; 1000 fresh pages are as many page faults, all minor. */
-        run_pmstat(0, &run, faults);
-        assert_int_equal(run.status, 0);
-        rows = csv_read(run.err);
-        assert_int_equal(g_strv_length(rows[0]), 12);
-        assert_string_equal(rows[0][4], "group");
-        assert_string_equal(rows[0][5], "group_id");
-        assert_string_equal(rows[0][6], "PM_PAGE_FLT");
-        assert_string_equal(rows[0][7], "PM_MINOR_FLT");
-        assert_string_equal(rows[0][8], "PM_MAJOR_FLT");
-        for (char ***r = rows + 1; *r; r++) {
-                assert_string_equal((*r)[4], "pm_faults");
-                assert_string_equal((*r)[5], "1");
-                if (strcmp((*r)[0], "run") == 0 && strcmp((*r)[2], "total") == 0) {
-                        printf("# -g 1, 1000 pages: %s page faults, %s minor, %s major\n", (*r)[6], (*r)[7], (*r)[8]);
-                        assert_in_range(atoll((*r)[6]), 1000, 1000 + EXEC_SLACK);
-                        assert_in_range(atoll((*r)[7]) + atoll((*r)[8]), 1000, atoll((*r)[6]));
-                }
-        }
-        csv_read_free(rows);
-}
-
 static void test_bad_usage_exits_2(void **state) {
         static const char *const bad[][6] = {
                 { "--bogus" }, { "-I" }, { "-I", "5" }, { "-I", "abc" }, { "1", "2" }, { "-x" },
@@ -700,19 +455,19 @@ static void test_bad_usage_exits_2(void **state) {
                 { "-e", "-" }, { "--", "ls" }, { "-1" }, { "-u", "--mode", "user" }, { "--mode", "hypervisor" },
                 { "--mode", "" }, { "-x", "\"" }, { "-g", "2", "-e", "PM_PAGE_FLT" }, { "-g", "99" }, { "-g", "x" },
         };
-        Run run;
+        PmstatRun run;
 
         (void) state;
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-                run_pmstat(0, &run, bad[i]);
+                pmstat_run(0, &run, bad[i]);
                 assert_int_equal(run.status, 2);
                 assert_string_equal(run.out, "");
                 assert_true(strncmp(run.err, "pmstat: ", 8) == 0);
         }
-        run_pmstat(0, &run, (const char *const[]) { "--help", NULL });
+        pmstat_run(0, &run, (const char *const[]) { "--help", NULL });
         assert_int_equal(run.status, 0);
         assert_true(strncmp(run.out, "Usage: pmstat", 13) == 0);
-        run_pmstat(0, &run, (const char *const[]) { "--version", NULL });
+        pmstat_run(0, &run, (const char *const[]) { "--version", NULL });
         assert_int_equal(run.status, 0);
         assert_string_equal(run.out, "pmstat (pmapi) " PMAPI_VERSION "\n");
 }
@@ -755,7 +510,6 @@ int main(void) {
                 cmocka_unit_test(test_nobody_without_proctree_is_told_to_use_it),
                 cmocka_unit_test(test_busy_counters_name_their_owner),
                 cmocka_unit_test(test_proctree_passes_the_exit_status_on),
-                cmocka_unit_test(test_group_counts_its_events_and_names_the_group),
                 cmocka_unit_test(test_bad_usage_exits_2),
                 cmocka_unit_test(test_csv_reader_reads_rfc_4180),
         };

@@ -7,7 +7,9 @@
 # and an administrator's pmctl on another user's process, refused to a third user; then the
 # tools: pmlist (the catalog, first), pmcount (a command with a row per thread, as nobody), pmstat
 # (every CPU each interval as root, and a command's process tree as nobody); a cgroup counted as
-# AIX counts a WPAR (pmcount --cgroup, and nobody on the cgroup delegated to it); pmcycles.
+# AIX counts a WPAR (pmcount --cgroup, and nobody on the cgroup delegated to it); pmcycles. Before
+# pmapid starts, pmapid --calibrate measures each event's status here; pmlist -g lists the groups,
+# pmcount -g -m counts one and shows its derived metrics.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -21,7 +23,12 @@ trap 'sh scripts/private-bus.sh stop "$dir"; rm -rf "$dir"' EXIT
 # whatever kernel.perf_event_paranoid says; stock Debian kernels say 3, no unprivileged perf.
 printf '[Access]\nUserModeGroups=users\n' > "$dir/pmapid.conf"
 users_gid=$(getent group users | cut -d: -f3)
-address=$(sh scripts/private-bus.sh start "$dir" "$top/build/daemon/pmapid" --config="$dir/pmapid.conf")
+echo "== pmapid --calibrate: each curated event's status measured on this machine, before pmapid starts"
+"$top/build/daemon/pmapid" --calibrate --calibration="$dir/calibration" 2>/dev/null | grep -v 'does not open here'
+echo "   (every hardware event: unverified, does not open here, where there is no CPU PMU)"
+echo
+address=$(sh scripts/private-bus.sh start "$dir" "$top/build/daemon/pmapid" --config="$dir/pmapid.conf" \
+        --calibration="$dir/calibration")
 export DBUS_SYSTEM_BUS_ADDRESS="$address"
 # The programs other users run, where they can reach them (a clone in /root is root's alone).
 bin="$dir/bin"
@@ -55,8 +62,12 @@ as_user 65534 "$bin/pmcount" -e PM_PAGE_FLT -- "$bin/touch-pages" 1000 2>&1 | gr
 as_outsider 65534 "$bin/pmcount" -e PM_PAGE_FLT -- "$bin/touch-pages" 1000 2>&1 | grep -E 'PM_PAGE_FLT|pmcount:' || true
 echo
 
-echo "== pmlist: the event catalog as pm_init sees it"
+echo "== pmlist: the event catalog as pm_init sees it (statuses from the calibration above)"
 COLUMNS=110 "$bin/pmlist"
+echo "-- pmlist -g: the predefined event groups this machine offers (mode.b.is_group)"
+COLUMNS=110 "$bin/pmlist" -g
+echo "-- pmcount -g 1 -m: a command counted with the pm_faults group, and the derived metrics of its counts"
+"$bin/pmcount" -g 1 -m -- "$bin/touch-pages" 3000 2>&1 | sed -n '/^Event group/p; /^COUNT/,/^$/p; /^Metrics/,/^$/p'
 echo
 
 echo "== S1 as root"

@@ -59,6 +59,10 @@ int manager_bus_reply_done(sd_bus_message *m, bool stamped);
  * the times. */
 int manager_bus_reply_data(sd_bus_message *m, const AcctVector accu, const unsigned *cpu, const bool *removed);
 
+/* The catalog (manager-dbus-catalog.c). */
+int method_get_events(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_groups(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_get_metrics(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* The group scope (manager-dbus-group.c). */
 int method_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error);

@@ -61,7 +61,9 @@ static int count_during(const Event *e, bool kernel, void (*work)(void *), void 
         return 0;
 }
 
-static void touch_pages(void *arg) {
+/* Not instrumented: a sanitizer's own shadow writes would fault pages the workload does not touch
+ * (ASan: one shadow page per 8 pages touched, 2250 faults for 2000). */
+__attribute__((no_sanitize_address)) static void touch_pages(void *arg) {
         size_t n = *(size_t *) arg;
         long page = sysconf(_SC_PAGESIZE);
         volatile char *p = mmap(NULL, n * (size_t) page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -169,12 +169,18 @@ int context_apply_state(Context *c) {
 
         if (want == c->enabled)
                 return 0;
-        /* Every set, as close together as one loop makes it: their times then agree. */
+        /* Every set, as close together as one loop makes it: their times then agree. One that
+         * fails switches those before it back, so that the sets never part. */
         for (size_t k = 0; k < context_n_sets(c); k++) {
                 CounterGroup *g = context_set_counters(c, k);
                 r = want ? c->backend->enable(g) : c->backend->disable(g);
-                if (r < 0)
+                if (r < 0) {
+                        while (k-- > 0) {
+                                g = context_set_counters(c, k);
+                                (void) (want ? c->backend->disable(g) : c->backend->enable(g));
+                        }
                         return r;
+                }
         }
         c->enabled = want;
         return 0;

@@ -58,6 +58,11 @@ int event_table_load_groups(EventTable *t, const EventGroupDef *defs, size_t n_d
                         }
                         group.events[n] = e->id;
                 }
+                if (!missing && n > t->n_counters) {
+                        log_info("Event group %d (%s) not offered: %zu events, %u counters.", defs[g].id,
+                                 defs[g].short_name, n, t->n_counters);
+                        continue;
+                }
                 if (missing) {
                         log_debug("Event group %d (%s) not offered: %s is not in the catalog.", defs[g].id,
                                   defs[g].short_name, missing);

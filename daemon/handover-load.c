@@ -282,7 +282,8 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
         restore_history(c, history);
         if (group_id != 0) {
                 Group *grp = manager_find_group(m, group_id);
-                if (!grp || group_adopt_member(grp, c) < 0) {
+                /* A member counts the group's sets: one that does not would fail every group read. */
+                if (!grp || context_n_sets(c) != group_n_sets(grp) || group_adopt_member(grp, c) < 0) {
                         log_warning("Context of thread %d lost its group %u in the handover.", (int) tid, group_id);
                         context_free(c);
                         return;
@@ -313,6 +314,8 @@ static int restore_cpu(SystemContext *s, GVariant *v, FdTable *t) {
         if (cpu >= s->n_cpus)
                 return -ENXIO;
         c = &s->cpus[cpu];
+        if (c->groups)
+                return -EEXIST;         /* a CPU twice in the blob: its first groups stand */
         c->counted = counted;
         read_vectors(kept, c->kept, s->n_sets);
         n = g_variant_n_children(groups);

@@ -92,7 +92,8 @@ int manager_set_cgroup_program(Manager *m, const Caller *caller, uint64_t cgroup
         for (size_t cpu = 0; cpu < n_cpus; cpu++)
                 n_online += online[cpu];
         /* With the uid's process trees, within the quarter of MaxContexts they share. */
-        if (system_owners_groups_uid(m->systems, caller->euid) + n_online > MAX(m->max_contexts / 4, 1u))
+        if (system_owners_groups_uid(m->systems, caller->euid) + n_online * program_n_sets(program) >
+            MAX(m->max_contexts / 4, 1u))
                 return -EDQUOT;
         r = system_new_cgroup(m->backend, m->events, program, caller->pid, caller->euid, TAKE_FD(fd), cgroup_id,
                               path, online, n_cpus, &s);

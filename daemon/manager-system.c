@@ -88,7 +88,7 @@ int manager_set_system_program(Manager *m, const Caller *caller, const Program *
                 for (size_t cpu = 0; cpu < n_cpus; cpu++)
                         n_online += online[cpu];
                 /* The uid's process trees together, so that more of them buy no more fds. */
-                if (system_owners_groups_uid(m->systems, caller->euid) + n_tree * n_online >
+                if (system_owners_groups_uid(m->systems, caller->euid) + n_tree * n_online * program_n_sets(program) >
                     MAX(m->max_contexts / 4, 1u))
                         return -EDQUOT;
         }

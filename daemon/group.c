@@ -257,6 +257,17 @@ int group_read_set(Group *g, size_t set, AcctVector ret) {
         return 0;
 }
 
+uint64_t group_longest_enabled(Group *g) {
+        uint64_t longest = 0;
+
+        for (size_t i = 0; i < g->n_live; i++) {
+                AcctVector v;
+                if (context_read_set(g->live[i], 0, v) >= 0 && v[ACCT_ENABLED] > 0)
+                        longest = longest > (uint64_t) v[ACCT_ENABLED] ? longest : (uint64_t) v[ACCT_ENABLED];
+        }
+        return longest;
+}
+
 int group_read(Group *g, AcctVector ret) {
         return group_read_set(g, 0, ret);
 }

@@ -75,6 +75,9 @@ int group_reset(Group *g, Context *caller);
 int group_read(Group *g, AcctVector ret);
 int group_read_set(Group *g, size_t set, AcctVector ret);
 size_t group_n_sets(const Group *g);
+/* The longest time one live member's counters were enabled (set 0; 0 without live members): the
+ * time AIX's rounds of a group are counted over, where the group's own time is a sum. */
+uint64_t group_longest_enabled(Group *g);
 /* Records of dead members held by all groups together, and by the groups of one owner uid. */
 size_t group_n_records_total(void);
 size_t group_n_records_of_uid(uid_t uid);

@@ -10,6 +10,7 @@
 
 bool manager_bus_local_allowed(const BusTarget *t, const Context *c) {
         return t->pid == t->caller.pid && c->owner_uid == t->caller.euid && !c->group && c->private_leader &&
+               !program_multi_set(&c->program) &&
                c->backend->sibling_fd(c->counters) >= 0;
 }
 

@@ -79,17 +79,20 @@ static int reply_program_mx(sd_bus_message *m, const Program *p) {
         return sd_bus_send(NULL, reply, NULL);
 }
 
-/* AIX's rounds over the longest time a set was enabled. */
-static uint32_t rounds(const Program *p, const AcctVector *v, size_t n_sets) {
+/* The longest time a set of one target (a thread, a CPU) was enabled: what AIX's rounds are counted
+ * over. A group's or a system context's vectors are sums over targets: their scopes say it. */
+static uint64_t longest_enabled(const AcctVector *v, size_t n_sets) {
         uint64_t enabled = 0;
 
         for (size_t k = 0; k < n_sets; k++)
                 enabled = MAX(enabled, (uint64_t) MAX(v[k][ACCT_ENABLED], 0));
-        return program_rounds(p, enabled);
+        return enabled;
 }
 
-/* Replies (a(data, enabled, running), timestamp, [extra as signature and values], rounds). */
-static int reply_sets(sd_bus_message *m, const Program *p, const AcctVector *v, const char *extra, ...) {
+/* Replies (a(data, enabled, running), timestamp, [extra as signature and values], rounds), the
+ * rounds over enabled_ns. */
+static int reply_sets(sd_bus_message *m, const Program *p, const AcctVector *v, uint64_t enabled_ns,
+                      const char *extra, ...) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         size_t n_sets = program_n_sets(p);
         va_list ap;
@@ -117,7 +120,7 @@ static int reply_sets(sd_bus_message *m, const Program *p, const AcctVector *v, 
                 va_end(ap);
         }
         if (r >= 0)
-                r = sd_bus_message_append(reply, "u", rounds(p, v, n_sets));
+                r = sd_bus_message_append(reply, "u", program_rounds(p, enabled_ns));
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -156,7 +159,7 @@ int method_get_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 r = set_source_read_all(&(SetSource) { set_source_read_context, c, 0 }, context_n_sets(c), v);
         if (r < 0)
                 return manager_bus_fail(m, userdata, error, r, &t);
-        return reply_sets(m, &c->program, v, NULL);
+        return reply_sets(m, &c->program, v, longest_enabled(v, context_n_sets(c)), NULL);
 }
 
 /* The group scope. */
@@ -198,7 +201,8 @@ int method_get_group_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *er
                 r = set_source_read_all(&(SetSource) { set_source_read_group, g, 0 }, group_n_sets(g), v);
         if (r < 0)
                 return manager_bus_fail(m, manager, error, r, &t);
-        return reply_sets(m, &g->program, v, "iu", (int32_t) g->n_members, (uint32_t) group_info_flags(g));
+        return reply_sets(m, &g->program, v, group_longest_enabled(g), "iu", (int32_t) g->n_members,
+                          (uint32_t) group_info_flags(g));
 }
 
 /* The system scope. */
@@ -230,7 +234,7 @@ int method_get_system_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *e
         r = set_source_read_all(&(SetSource) { set_source_read_system, s, 0 }, s->n_sets, v);
         if (r < 0)
                 return manager_bus_system_error(error, userdata, r);
-        return reply_sets(m, &s->program, v, NULL);
+        return reply_sets(m, &s->program, v, system_longest_enabled(s), NULL);
 }
 
 int method_get_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -252,7 +256,7 @@ int method_get_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 r = set_source_read_all(&(SetSource) { set_source_read_system_cpu, s, cpu }, s->n_sets, v);
         if (r < 0)
                 return manager_bus_system_error(error, userdata, r);
-        return reply_sets(m, &s->program, v, NULL);
+        return reply_sets(m, &s->program, v, longest_enabled(v, s->n_sets), NULL);
 }
 
 /* The cgroup scope (AIX's _wp_mx and _wp_mm). */
@@ -284,7 +288,7 @@ int method_get_cgroup_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *e
         r = set_source_read_all(&(SetSource) { set_source_read_system, s, 0 }, s->n_sets, v);
         if (r < 0)
                 return manager_bus_cgroup_error(error, s->cgroup_id, r);
-        return reply_sets(m, &s->program, v, NULL);
+        return reply_sets(m, &s->program, v, system_longest_enabled(s), NULL);
 }
 
 int method_get_cgroup_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -305,5 +309,5 @@ int method_get_cgroup_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_erro
                 r = set_source_read_all(&(SetSource) { set_source_read_system_cpu, s, cpu }, s->n_sets, v);
         if (r < 0)
                 return manager_bus_cgroup_error(error, s->cgroup_id, r);
-        return reply_sets(m, &s->program, v, NULL);
+        return reply_sets(m, &s->program, v, longest_enabled(v, s->n_sets), NULL);
 }

@@ -75,7 +75,7 @@ size_t program_n_sets(const Program *p) {
 }
 
 bool program_multi_set(const Program *p) {
-        return program_n_sets(p) > 1;
+        return program_n_sets(p) > 1 || p->slice_ms > 0;   /* an _mx program of one set too */
 }
 
 uint32_t program_rounds(const Program *p, uint64_t enabled_ns) {
@@ -133,8 +133,9 @@ static ProgramError program_check_each(const Program *p, const EventTable *t, ui
                 ProgramError e = program_check(&one, t, allowed_bits, conflicts_with_proctree, &counter);
 
                 if (e != PROGRAM_OK) {
+                        /* A counter is named with its set; a group by its id alone. */
                         if (ret_counter)
-                                *ret_counter = (int) k * MAX_COUNTERS + counter;
+                                *ret_counter = e == PROGRAM_UNKNOWN_GROUP ? counter : (int) k * MAX_COUNTERS + counter;
                         return e;
                 }
         }

@@ -63,6 +63,7 @@ typedef struct ProgramEncoding {
 /* The number of sets (1 for a pm_prog_t), and set k as a single-set program. */
 size_t program_n_sets(const Program *p);
 Program program_set(const Program *p, size_t k);
+/* An _mx/_mm program (a slice, whatever its number of sets): raw counts, read through pmapid. */
 bool program_multi_set(const Program *p);
 /* AIX's nb_mx_round for a time enabled: how many times slice * sets fits in it (0 for a pm_prog_t). */
 uint32_t program_rounds(const Program *p, uint64_t enabled_ns);

@@ -146,8 +146,8 @@ fail:
 }
 
 int system_cpu_offline(SystemContext *s, unsigned cpu) {
+        AcctVector last[PM_MX_MAX_SETS];
         SystemCpu *c;
-        AcctVector last;
         int r;
 
         if (cpu >= s->n_cpus)
@@ -155,14 +155,16 @@ int system_cpu_offline(SystemContext *s, unsigned cpu) {
         c = &s->cpus[cpu];
         if (!c->groups)
                 return 0;
-        /* A counter of an offline CPU still reads the count it stopped at. */
+        /* A counter of an offline CPU still reads the count it stopped at. Every set is read before
+         * any is kept: a failed read is retried later, and must not keep a set twice. */
         for (size_t set = 0; set < s->n_sets; set++) {
-                r = read_live(s, c, set, last);
+                r = read_live(s, c, set, last[set]);
                 if (r < 0)
                         return r;
-                for (int k = 0; k < ACCT_SLOTS; k++)
-                        c->kept[set][k] += last[k];
         }
+        for (size_t set = 0; set < s->n_sets; set++)
+                for (int k = 0; k < ACCT_SLOTS; k++)
+                        c->kept[set][k] += last[set][k];
         close_cpu_groups(s, c);
         return 0;
 }
@@ -312,6 +314,17 @@ int system_read_set(SystemContext *s, size_t set, AcctVector ret) {
                         ret[k] += v[k];
         }
         return 0;
+}
+
+uint64_t system_longest_enabled(SystemContext *s) {
+        uint64_t longest = 0;
+
+        for (size_t i = 0; i < s->n_cpus; i++) {
+                AcctVector v;
+                if (s->cpus[i].counted && system_read_cpu_set(s, (unsigned) i, 0, v) >= 0 && v[ACCT_ENABLED] > 0)
+                        longest = longest > (uint64_t) v[ACCT_ENABLED] ? longest : (uint64_t) v[ACCT_ENABLED];
+        }
+        return longest;
 }
 
 int system_read(SystemContext *s, AcctVector ret) {

@@ -81,6 +81,8 @@ int system_cpu_by_id(const SystemContext *s, uint32_t id, bool logical, unsigned
 /* The sum over every CPU counted, of set 0 or of any set. */
 int system_read(SystemContext *s, AcctVector ret);
 int system_read_set(SystemContext *s, size_t set, AcctVector ret);
+/* The longest time one CPU's counters were enabled (set 0), the sum's own time being over CPUs. */
+uint64_t system_longest_enabled(SystemContext *s);
 Program system_get_program(const SystemContext *s);
 
 /* Hotplug: cpu went offline (its counters stop; their last counts are kept) or came online (new

@@ -298,7 +298,8 @@ typedef struct {
 typedef struct {
         pm_ginfo_t    ginfo;                    /* meaningful only for group reads */
         int           nb_accu_mx;               /* number of sets returned */
-        int           nb_mx_round;              /* rounds over all sets: time enabled / (slice * sets) */
+        int           nb_mx_round;              /* rounds over all sets: the longest time one thread or
+                                                   CPU was enabled / (slice * sets) */
         pm_accu_mx_t *accu_set;                 /* [nb_accu_mx], allocated by the library; caller frees */
 } pm_data_mx_t;
 

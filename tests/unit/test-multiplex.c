@@ -158,6 +158,24 @@ static void test_context_sets_count_apart_and_switch_together(void **state) {
         manager_free(m);
 }
 
+/* An _mx program of one set is multiplexed too: raw counts, no local reads. */
+static void test_one_set_mx_is_raw(void **state) {
+        Manager *m = new_manager();
+        Program p = two_sets(PM_USER | PM_COUNT, PM_USER | PM_COUNT, false);
+        Context *c = NULL;
+
+        (void) state;
+        p.n_sets = 1;
+        assert_true(program_multi_set(&p));
+        assert_int_equal(context_new(&counter_backend_fake, m->events, FAKE_PID, FAKE_TID(1), 0, &p, -1, &c), 0);
+        assert_int_equal(context_n_sets(c), 1);
+        counter_fake_count(c->counters, 0, 40);
+        counter_fake_advance(c->counters, 1000, 500);
+        assert_int_equal(read_set(c, 0, 0), 40);        /* a pm_prog_t would read 80 */
+        context_free(c);
+        manager_free(m);
+}
+
 static void test_group_sums_per_set(void **state) {
         Manager *m = new_manager();
         Program p = two_sets(PM_USER | PM_COUNT, PM_USER | PM_COUNT, false);
@@ -179,6 +197,12 @@ static void test_group_sums_per_set(void **state) {
         assert_int_equal(v[0], 30);
         assert_int_equal(group_read_set(g, 1, v), 0);
         assert_int_equal(v[0], 3);
+        /* The group's time is its members' sum; its rounds go by the longest member's time. */
+        counter_fake_advance(context_set_counters(a, 0), 300, 300);
+        counter_fake_advance(context_set_counters(b, 0), 700, 700);
+        assert_int_equal(group_read_set(g, 0, v), 0);
+        assert_int_equal(v[ACCT_ENABLED], 1000);
+        assert_int_equal(group_longest_enabled(g), 700);
         /* b dies: its counts stay, in each set, and its record holds both. */
         assert_int_equal(group_member_died(g, b), 0);
         context_free(b);
@@ -226,6 +250,11 @@ static void test_system_sets_per_cpu(void **state) {
         assert_int_equal(v[0], 6);
         assert_int_equal(system_read_set(s, 0, v), 0);
         assert_int_equal(v[0], 24);
+        counter_fake_advance(s->cpus[0].groups[0], 500, 500);
+        counter_fake_advance(s->cpus[1].groups[0], 900, 900);
+        assert_int_equal(system_read_set(s, 0, v), 0);
+        assert_int_equal(v[ACCT_ENABLED], 1400);                /* summed over CPUs */
+        assert_int_equal(system_longest_enabled(s), 900);      /* one CPU's, for the rounds */
         /* CPU 1 goes offline: each set keeps what it counted there. */
         assert_int_equal(system_cpu_offline(s, 1), 0);
         assert_int_equal(system_read_set(s, 1, v), 0);
@@ -314,6 +343,7 @@ int main(void) {
                 cmocka_unit_test(test_shape_checks),
                 cmocka_unit_test(test_rounds),
                 cmocka_unit_test(test_context_sets_count_apart_and_switch_together),
+                cmocka_unit_test(test_one_set_mx_is_raw),
                 cmocka_unit_test(test_group_sums_per_set),
                 cmocka_unit_test(test_system_sets_per_cpu),
                 cmocka_unit_test(test_sets_cross_a_handover),

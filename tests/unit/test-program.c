@@ -112,6 +112,16 @@ static void test_event_group_expands_to_its_events(void **state) {
         assert_int_equal(counter, 99);
         assert_false(program_set_events(&p.sets[0], *state, events));
         assert_int_equal(events[0], COUNT_NOTHING);
+        /* In a multiplexed program's second set, the error still names the group id, not a counter. */
+        p.events[0] = 1;
+        p.n_sets = 2;
+        p.slice_ms = 100;
+        p.sets[1] = p.sets[0];
+        p.sets[1].events[0] = 137;
+        assert_int_equal(program_check_thread(&p, *state, &counter), PROGRAM_UNKNOWN_GROUP);
+        assert_int_equal(counter, 137);
+        p.n_sets = 0;
+        p.slice_ms = 0;
         p.events[0] = 10;                       /* pm_cpi: hardware, but offered unprobed */
         assert_int_equal(program_check_system(&p, *state, &counter), PROGRAM_OK);
         assert_false(program_owner_may_count_kernel(&p, *state));

@@ -93,14 +93,17 @@ static int read_groups(sd_bus_message *reply, Catalog *c) {
         return catalog_set_groups(c, l, n);
 }
 
-/* The groups pmapid offers, into c. */
+/* The groups pmapid offers, into c. A pmapid that answered GetEvents but not GetGroups (one older
+ * than the groups) offers none: pm_init works on as before. */
 static int load_groups(Catalog *c) {
         _cleanup_(bus_reply_unrefp) sd_bus_message *reply = NULL;
         int r;
 
         r = bus_call("GetGroups", &reply, NULL);
-        if (r != 0)
+        if (r == PM_ENOMEM)
                 return r;
+        if (r != 0)
+                return 0;
         r = read_groups(reply, c);
         return r == 0 ? 0 : r == -ENOMEM ? PM_ENOMEM : PM_EDAEMON;
 }

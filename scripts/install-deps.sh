@@ -4,12 +4,49 @@ set -eu
 pkgs="meson ninja-build gcc pkg-config libsystemd-dev libglib2.0-dev libpfm4-dev libcmocka-dev
       dbus-daemon dbus-bin systemd linux-perf util-linux libjson-glib-dev gdb
       libseccomp-dev clang libclang-rt-14-dev libsmartcols-dev"
-missing=""
-for p in $pkgs; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
+# Performance Co-Pilot (pmdapmapi and its tests: pmcd, pmproxy, dbpmda) and Prometheus with curl
+# (the scrape test), without their recommends (node exporters, IPMI, SNMP...).
+services="pcp libpcp-pmda3-dev libpcp3-dev prometheus curl"
+
+missing_of() {
+        m=""
+        for p in "$@"; do
+                dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || m="$m $p"
+        done
+        echo "$m"
+}
+
+missing=$(missing_of $pkgs)
+missing_services=$(missing_of $services)
+[ -n "$missing$missing_services" ] || exit 0
+echo "Installing:$missing$missing_services"
+apt-get update -qq
 if [ -n "$missing" ]; then
-        echo "Installing:$missing"
-        apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
+[ -n "$missing_services" ] || exit 0
+
+# pcp's and prometheus' maintainer scripts start their daemons with systemctl, which fails where
+# PID 1 is not systemd (containers, this project's CI) and leaves dpkg half-configured. There, for
+# this install only, a systemctl that does nothing and a policy-rc.d that refuses every start
+# stand in: the packages configure, and no daemon of theirs starts (the tests run their own).
+shim=""
+policy_added=no
+cleanup() {
+        [ -z "$shim" ] || rm -rf "$shim"
+        [ "$policy_added" = no ] || rm -f /usr/sbin/policy-rc.d
+}
+trap cleanup EXIT
+if [ ! -d /run/systemd/system ]; then
+        shim=$(mktemp -d)
+        printf '#!/bin/sh\nexit 0\n' > "$shim/systemctl"
+        chmod 755 "$shim/systemctl"
+        if [ ! -e /usr/sbin/policy-rc.d ]; then
+                printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+                chmod 755 /usr/sbin/policy-rc.d
+                policy_added=yes
+        fi
+fi
+# apt runs dpkg with a PATH of its own (DPkg::Path), so the stand-in goes there.
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        -o DPkg::Path="${shim:+$shim:}/usr/sbin:/usr/bin:/sbin:/bin" $missing_services >/dev/null

@@ -24,16 +24,18 @@ static void sleep_ms(int ms) {
         nanosleep(&ts, NULL);
 }
 
-static const char *pmcd_path(void) {
-        static char path[512];
-        const char *dir = pmGetOptionalConfig("PCP_BINADM_DIR");
+static const char *config_path(const char *name, const char *fallback, const char *rest) {
+        static char path[4][512];
+        static int next;
+        const char *dir = pmGetOptionalConfig(name);
 
-        (void) snprintf(path, sizeof(path), "%s/pmcd", dir ? dir : "/usr/lib/pcp/bin");
-        return path;
+        next = (next + 1) % 4;
+        (void) snprintf(path[next], sizeof(path[next]), "%s%s", dir ? dir : fallback, rest);
+        return path[next];
 }
 
 bool pcp_available(const char **ret_why) {
-        if (access(pmcd_path(), X_OK) != 0) {
+        if (access(config_path("PCP_BINADM_DIR", "/usr/lib/pcp/bin", "/pmcd"), X_OK) != 0) {
                 *ret_why = "pmcd is not installed (Debian's pcp package)";
                 return false;
         }
@@ -54,13 +56,14 @@ static int free_port(void) {
         return port;
 }
 
-/* The PMNS pmcd serves: a root over pmdapmapi's own, as `pmdapmapi --pmns 190` writes it. */
+/* The PMNS pmcd serves: pmcd's own (pmproxy's /metrics asks for its labels) merged with
+ * pmdapmapi's, as `pmdapmapi --pmns 190` writes it. */
 static int write_pmns(const PcpFixture *f, const char *pmda) {
-        char cmd[1024], path[512], line[512];
+        char cmd[1500], path[512], line[512];
         FILE *in, *out;
         int ok;
 
-        (void) snprintf(path, sizeof(path), "%s/root.pmns", f->dir);
+        (void) snprintf(path, sizeof(path), "%s/pmapi.pmns", f->dir);
         (void) snprintf(cmd, sizeof(cmd), "'%s' --pmns " PMAPI_DOMAIN, pmda);
         out = fopen(path, "we");
         in = popen(cmd, "r");
@@ -75,7 +78,12 @@ static int write_pmns(const PcpFixture *f, const char *pmda) {
         while (fgets(line, sizeof(line), in))
                 fputs(line, out);
         ok = pclose(in) == 0;
-        return fclose(out) == 0 && ok ? 0 : -1;
+        if (fclose(out) != 0 || !ok)
+                return -1;
+        (void) snprintf(cmd, sizeof(cmd), "'%s' -a '%s' '%s' '%s/root.pmns'",
+                        config_path("PCP_BINADM_DIR", "/usr/lib/pcp/bin", "/pmnsmerge"),
+                        config_path("PCP_VAR_DIR", "/var/lib/pcp", "/pmns/root_pmcd"), path, f->dir);
+        return system(cmd) == 0 ? 0 : -1;
 }
 
 static int write_config(const PcpFixture *f, const char *pmda, const char *bus_address, const char *extra) {
@@ -86,6 +94,8 @@ static int write_config(const PcpFixture *f, const char *pmda, const char *bus_a
         out = fopen(path, "we");
         if (!out)
                 return -1;
+        fprintf(out, "pmcd\t2\tdso\tpmcd_init\t%s\n",
+                config_path("PCP_PMDAS_DIR", "/var/lib/pcp/pmdas", "/pmcd/pmda_pmcd.so"));
         fprintf(out, "pmapi\t" PMAPI_DOMAIN "\tpipe\tbinary\t%s -d " PMAPI_DOMAIN " -l %s/log/pmapi.log --bus %s %s\n",
                 pmda, f->dir, bus_address, extra ? extra : "");
         return fclose(out) == 0 ? 0 : -1;
@@ -104,7 +114,7 @@ static void exec_pmcd(const PcpFixture *f) {
         (void) snprintf(logdir, sizeof(logdir), "%s/log", f->dir);
         setenv("PCP_RUN_DIR", run, 1);
         setenv("PCP_LOG_DIR", logdir, 1);
-        execl(pmcd_path(), "pmcd", "-f", "-A", "-i", "127.0.0.1", "-p", port, "-s", socket_path, "-c", conf, "-n",
+        execl(config_path("PCP_BINADM_DIR", "/usr/lib/pcp/bin", "/pmcd"), "pmcd", "-f", "-A", "-i", "127.0.0.1", "-p", port, "-s", socket_path, "-c", conf, "-n",
               pmns, "-l", log, "-x", fatal, (char *) NULL);
         _exit(127);
 }

@@ -43,7 +43,7 @@ bool pcp_available(const char **ret_why) {
 }
 
 /* A port nobody listens on now (pmcd insists on one besides its socket). */
-static int free_port(void) {
+int pcp_free_port(void) {
         struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
         socklen_t len = sizeof(a);
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
@@ -134,7 +134,7 @@ int pcp_fixture_start(PcpFixture *f, const char *pmda, const char *bus_address, 
                         return -1;
         }
         (void) snprintf(f->host, sizeof(f->host), "unix:%s/run/pmcd.socket", f->dir);
-        f->port = free_port();
+        f->port = pcp_free_port();
         if (f->port < 0 || write_pmns(f, pmda) < 0 || write_config(f, pmda, bus_address, extra_args) < 0) {
                 fprintf(stderr, "pcp-fixture: cannot write pmcd's files in %s\n", f->dir);
                 return -1;

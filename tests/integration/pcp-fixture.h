@@ -17,6 +17,8 @@ typedef struct PcpFixture {
         int context;                    /* libpcp's, -1 when not connected */
 } PcpFixture;
 
+/* A loopback TCP port nobody listens on now (the kernel's choice). */
+int pcp_free_port(void);
 /* Whether pmcd is installed (PCP_BINADM_DIR/pmcd); why not in *ret_why. */
 bool pcp_available(const char **ret_why);
 /* Starts pmcd with pmdapmapi (the program at pmda, its bus bus_address, extra_args after them:

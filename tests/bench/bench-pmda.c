@@ -1,0 +1,140 @@
+/* bench-pmda.c: what a PCP fetch of pmapi's metrics costs through a private pmcd and pmdapmapi,
+ * against 1, 100 and 1,000 live thread contexts (threads that inherited this thread's program,
+ * one software event each), next to the floor measured in the same run: a fetch of pmcd's own
+ * pmcd.numagents (served inside pmcd, no agent, no bus), and pmapi.daemon.up (the agent and one
+ * bus call, no context). Each context costs the agent two pipelined bus calls (its GetData and its
+ * object's Events); "per context" is (fetch - daemon.up) / N. Prints numbers; asserts only that
+ * every context's value came back. */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "bench-stats.h"
+#include "bus-fixture.h"
+#include "pcp-fixture.h"
+#include "pmapi.h"
+#include "workload.h"
+
+#define N_FETCHES 30
+#define N_WARM 5
+#define MAX_CONTEXTS 1000
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+static int n_ready;
+static bool released;
+
+static void *parked(void *arg) {
+        (void) arg;
+        pthread_mutex_lock(&lock);
+        n_ready++;
+        pthread_cond_broadcast(&changed);
+        while (!released)
+                pthread_cond_wait(&changed, &lock);
+        pthread_mutex_unlock(&lock);
+        return NULL;
+}
+
+/* The median ns of one fetch of metric; *ret_values the values of the last one. */
+static long long time_fetch(PcpFixture *pcp, const char *metric, int *ret_values) {
+        static int insts[MAX_CONTEXTS + 8];
+        static int64_t values[MAX_CONTEXTS + 8];
+        long long t[N_FETCHES];
+
+        for (int i = 0; i < N_WARM; i++)
+                (void) pcp_fetch(pcp, metric, insts, values, MAX_CONTEXTS + 8);
+        for (int i = 0; i < N_FETCHES; i++) {
+                long long s = bench_now_ns();
+                *ret_values = pcp_fetch(pcp, metric, insts, values, MAX_CONTEXTS + 8);
+                t[i] = bench_now_ns() - s;
+        }
+        return bench_median(t, N_FETCHES);
+}
+
+/* One row: n contexts (this thread and n - 1 threads that inherit its program). 0 or -1. */
+static int measure(PcpFixture *pcp, const pm_prog_t *prog, int n) {
+        pthread_t threads[MAX_CONTEXTS];
+        pthread_attr_t attr;
+        pm_prog_t p = *prog;
+        int created = 0, n_values = 0, n_floor, n_up, r = -1;
+        long long floor_ns, up_ns, fetch_ns;
+
+        if (pm_set_program_mythread(&p) != 0) {
+                fprintf(stderr, "pm_set_program_mythread failed\n");
+                return -1;
+        }
+        n_ready = 0;
+        released = false;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 64 * 1024);
+        for (; created < n - 1; created++)
+                if (pthread_create(&threads[created], &attr, parked, NULL) != 0)
+                        break;
+        pthread_attr_destroy(&attr);
+        pthread_mutex_lock(&lock);
+        while (n_ready < created)
+                pthread_cond_wait(&changed, &lock);
+        pthread_mutex_unlock(&lock);
+        if (created == n - 1 && wait_for_context_count((unsigned) n, 10000) == 0) {
+                floor_ns = time_fetch(pcp, "pmcd.numagents", &n_floor);
+                up_ns = time_fetch(pcp, "pmapi.daemon.up", &n_up);
+                fetch_ns = time_fetch(pcp, "pmapi.thread.counter.value", &n_values);
+                printf("%8d %8d %12.1f %12.1f %12.1f %9.1fx %12.2f\n", n, n_values, floor_ns / 1e3, up_ns / 1e3,
+                       fetch_ns / 1e3, (double) fetch_ns / (double) floor_ns,
+                       (double) (fetch_ns - up_ns) / n / 1e3);
+                r = n_values == n && n_floor == 1 && n_up == 1 ? 0 : -1;
+                if (r < 0)
+                        fprintf(stderr, "%d values for %d contexts\n", n_values, n);
+        } else
+                fprintf(stderr, "only %d of %d threads, or pmapid did not count %d contexts\n", created, n - 1, n);
+        pthread_mutex_lock(&lock);
+        released = true;
+        pthread_cond_broadcast(&changed);
+        pthread_mutex_unlock(&lock);
+        for (int i = 0; i < created; i++)
+                (void) pthread_join(threads[i], NULL);
+        if (pm_delete_program_mythread() != 0 || wait_for_context_count(0, 10000) != 0) {
+                fprintf(stderr, "contexts left after %d\n", n);
+                r = -1;
+        }
+        return r;
+}
+
+int main(void) {
+        static const int sizes[] = { 1, 100, MAX_CONTEXTS };
+        BusFixture fixture;
+        PcpFixture pcp;
+        pm_prog_t prog;
+        const char *why;
+        int r = 0;
+
+        if (!pcp_available(&why)) {
+                printf("# SKIP %s\n", why);
+                return 77;
+        }
+        if (bus_fixture_start(&fixture, NULL) != 0)
+                return 1;
+        if (page_fault_program(&prog, PM_USER | PM_COUNT) != 0 ||
+            pcp_fixture_start(&pcp, getenv("PMAPI_PMDA"), fixture.address, NULL) != 0) {
+                fprintf(stderr, "set-up failed\n");
+                (void) bus_fixture_stop(&fixture);
+                return 1;
+        }
+        prog.events[1] = COUNT_NOTHING;
+        printf("# pmFetch through a private pmcd, median of %d after %d: pmcd.numagents (pmcd's own, the\n"
+               "# floor), pmapi.daemon.up (pmdapmapi, one bus call), pmapi.thread.counter.value (every\n"
+               "# context); ratio: the last over the floor; per context: (fetch - daemon.up) / N\n",
+               N_FETCHES, N_WARM);
+        printf("%8s %8s %12s %12s %12s %10s %12s\n", "contexts", "values", "pmcd us", "daemon.up us", "fetch us",
+               "ratio", "per ctx us");
+        for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]) && r == 0; s++)
+                r = measure(&pcp, &prog, sizes[s]);
+        pcp_fixture_stop(&pcp);
+        if (bus_fixture_stop(&fixture) != 0)
+                r = -1;
+        return r == 0 ? 0 : 1;
+}

@@ -117,3 +117,5 @@ int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error);
 bool manager_bus_local_allowed(const BusTarget *t, const Context *c);
 /* The admin's list of contexts (manager-dbus-list.c). */
 int method_list_contexts(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_read_contexts(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int method_read_groups(sd_bus_message *m, void *userdata, sd_bus_error *error);

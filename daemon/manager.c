@@ -313,6 +313,18 @@ int manager_check_access(Manager *m, const Caller *caller, pid_t pid, pid_t tid,
         return 0;
 }
 
+int manager_check_context_access(Manager *m, const Caller *caller, const Context *c, int yama_scope) {
+        TargetCreds t = { .is_daemon = c->pid == m->self_pid };
+
+        if (c->pid == caller->pid)
+                return 0;       /* first party */
+        /* Root's verdict needs no credentials of the target, and no pin: the caller named nothing
+         * that could have been recycled (the context pins its own thread). Others' needs /proc. */
+        if (caller->euid == 0)
+                return access_allowed(access_check(caller, &t, yama_scope)) ? 0 : -EPERM;
+        return manager_check_access(m, caller, c->pid, c->tid, NULL, NULL);
+}
+
 int manager_get_thread(Manager *m, const Caller *caller, pid_t pid, pid_t tid, Context **ret,
                        AccessVerdict *ret_refusal) {
         _cleanup_close_ int pidfd = -1;

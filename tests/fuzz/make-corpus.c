@@ -177,12 +177,21 @@ int main(int argc, char *argv[]) {
                 { "GetCgroupDataMx", MX_CGROUP, false, 0, false, 0, { 0, 0 } },
                 { "GetCgroupCpuDataMx", MX_CGROUP_CPU, false, 0, false, 0, { 0, 0 } },
         };
+        /* Plain calls added after the multiplexing ones, numbered after them for the same reason:
+         * the bulk reads of monitoring agents, a page and a hostile page. */
+        static const Seed late_seeds[] = {
+                { "ReadContexts", { { 'u', 0 }, { 'u', 1024 } }, 2 },
+                { "ReadGroups", { { 'u', 0 }, { 'u', 1024 } }, 2 },
+                { "ReadContexts", { { 'u', 0xffffffff }, { 'u', 0 } }, 2 },
+        };
         const size_t n_seeds = sizeof(seeds) / sizeof(seeds[0]), n_mx = sizeof(mx_seeds) / sizeof(mx_seeds[0]);
+        const size_t n_late = sizeof(late_seeds) / sizeof(late_seeds[0]);
 
         if (argc != 2)
                 return 2;
-        for (size_t i = 0; i < n_seeds + n_mx; i++) {
-                const char *method = i < n_seeds ? seeds[i].method : mx_seeds[i - n_seeds].method;
+        for (size_t i = 0; i < n_seeds + n_mx + n_late; i++) {
+                const Seed *plain = i < n_seeds ? &seeds[i] : i >= n_seeds + n_mx ? &late_seeds[i - n_seeds - n_mx] : NULL;
+                const char *method = plain ? plain->method : mx_seeds[i - n_seeds].method;
                 char path[4096];
                 int fd, r;
 
@@ -190,8 +199,7 @@ int main(int argc, char *argv[]) {
                 fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
                 if (fd < 0)
                         return 1;
-                r = i < n_seeds ? raw_bus_send(fd, method, seeds[i].args, seeds[i].n) :
-                                  write_mx(fd, &mx_seeds[i - n_seeds], 1);
+                r = plain ? raw_bus_send(fd, method, plain->args, plain->n) : write_mx(fd, &mx_seeds[i - n_seeds], 1);
                 if (r < 0 || close(fd) < 0)
                         return 1;
         }
@@ -205,7 +213,12 @@ int main(int argc, char *argv[]) {
                 for (size_t i = 0; fd >= 0 && i < n_seeds; i++)
                         if (raw_bus_send(fd, seeds[i].method, seeds[i].args, seeds[i].n) < 0)
                                 return 1;
-                if (fd < 0 || write_mx(fd, mx_seeds, n_mx) < 0 || close(fd) < 0)
+                if (fd < 0 || write_mx(fd, mx_seeds, n_mx) < 0)
+                        return 1;
+                for (size_t i = 0; i < n_late; i++)
+                        if (raw_bus_send(fd, late_seeds[i].method, late_seeds[i].args, late_seeds[i].n) < 0)
+                                return 1;
+                if (close(fd) < 0)
                         return 1;
         }
         return 0;

@@ -1,0 +1,347 @@
+/* test-bulk-read.c: the Manager's ReadContexts and ReadGroups (what pmdapmapi reads with), against
+ * the real pmapid: each row equals what GetData and GetGroupData give for it; pages follow tids and
+ * ids, with 'more' true exactly while rows remain; as root every context, and as nobody a context
+ * is a row exactly when GetData would answer nobody (its own threads, not root's; not root's
+ * kernel-mode counts of events it may not see in kernel mode, at paranoid 2); hostile pages
+ * (max 0, after the last id, a wrong signature) get empty pages or an error, and pmapid serves on. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bus-fixture.h"
+#include "bus-names.h"
+#include "check.h"
+#include "macro.h"
+#include "paranoid.h"
+#include "pmapi.h"
+#include "target.h"
+#include "workload.h"
+
+#define NOBODY 65534
+#define MAX_ROWS 64
+
+static BusFixture fixture;
+static int page_flt, minor_flt, hidden_event;
+
+typedef struct Row {
+        int32_t pid, tid;               /* a group's row: its id in tid, the pid it was made in */
+        uint32_t owner_uid, group;
+        int32_t members;
+        uint32_t flags;
+        int counting;
+        int32_t events[MAX_COUNTERS];
+        int64_t data[MAX_COUNTERS];
+        uint64_t enabled, running;
+} Row;
+
+/* One page: its rows into rows[*n...], more into *ret_more. 0, or the bus error's negative errno. */
+static int read_page(sd_bus *bus, bool groups, uint32_t after, uint32_t max, Row *rows, size_t *n, int *ret_more) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *row = groups ? "uiuiubaiaxtt" : "iiubuaiaxtt";
+        char array[32];
+        int r;
+
+        (void) snprintf(array, sizeof(array), "(%s)", row);
+        r = sd_bus_call_method(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
+                               groups ? "ReadGroups" : "ReadContexts", NULL, &reply, "uu", after, max);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(reply, 'a', array);
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', row)) > 0) {
+                Row *w = &rows[(*n)++];
+                const void *p;
+                size_t size;
+
+                if (*n > MAX_ROWS)
+                        return -E2BIG;
+                *w = (Row) {};
+                if (groups) {
+                        uint32_t id;
+                        r = sd_bus_message_read(reply, "uiuiub", &id, &w->pid, &w->owner_uid, &w->members, &w->flags,
+                                                &w->counting);
+                        w->tid = (int32_t) id;
+                } else
+                        r = sd_bus_message_read(reply, "iiubu", &w->pid, &w->tid, &w->owner_uid, &w->counting,
+                                                &w->group);
+                if (r >= 0)
+                        r = sd_bus_message_read_array(reply, 'i', &p, &size);
+                if (r >= 0 && size == sizeof(w->events))
+                        memcpy(w->events, p, size);
+                if (r >= 0)
+                        r = sd_bus_message_read_array(reply, 'x', &p, &size);
+                if (r >= 0 && size == sizeof(w->data))
+                        memcpy(w->data, p, size);
+                if (r >= 0)
+                        r = sd_bus_message_read(reply, "tt", &w->enabled, &w->running);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "b", ret_more);
+        return r < 0 ? r : 0;
+}
+
+/* Every page, max rows at a time. Returns the number of rows, or -1. */
+static int read_all(bool groups, uint32_t max, Row *rows) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        uint32_t after = 0;
+        size_t n = 0;
+        int more = 1;
+
+        if (sd_bus_open_system(&bus) < 0)
+                return -1;
+        while (more) {
+                size_t before = n;
+                if (read_page(bus, groups, after, max, rows, &n, &more) < 0 || n - before > max)
+                        return -1;
+                if (n == before)
+                        break;
+                after = (uint32_t) rows[n - 1].tid;
+        }
+        return (int) n;
+}
+
+static const Row *find(const Row *rows, int n, int32_t tid) {
+        for (int i = 0; i < n; i++)
+                if (rows[i].tid == tid)
+                        return &rows[i];
+        return NULL;
+}
+
+static void program(pm_prog_t *prog, int mode) {
+        program_one(prog, mode, page_flt);
+        prog->events[1] = minor_flt;
+}
+
+static void test_rows_equal_getdata_page_by_page(void **state) {
+        Row rows[MAX_ROWS];
+        pm_prog_t prog;
+        pm_data_t d;
+        Target t;
+        int n;
+
+        (void) state;
+        assert_int_equal(target_start(&t, &TARGET_ROOT, 3), 0);
+        program(&prog, PM_USER | PM_COUNT);
+        for (int i = 0; i < 3; i++) {
+                assert_int_equal(pm_set_program_thread(t.pid, t.tids[i], &prog), 0);
+                assert_int_equal(target_touch(&t, i, 100 * (size_t) (i + 1)), 0);
+                assert_int_equal(pm_stop_thread(t.pid, t.tids[i]), 0);         /* frozen for the compare */
+        }
+        /* One row a page: three pages, in tid order, each after the last. */
+        n = read_all(false, 1, rows);
+        assert_int_equal(n, 3);
+        for (int i = 0; i < 3; i++) {
+                const Row *r = find(rows, n, t.tids[i]);
+                assert_non_null(r);
+                assert_true(i == 0 || rows[i].tid > rows[i - 1].tid);
+                assert_int_equal(pm_get_data_thread(t.pid, t.tids[i], &d), 0);
+                assert_in_range(d.accu[0], 100 * (i + 1), 100 * (i + 1) + 2);
+                assert_memory_equal(r->data, d.accu, sizeof(d.accu));
+                assert_int_equal(r->pid, t.pid);
+                assert_int_equal(r->owner_uid, 0);
+                assert_int_equal(r->counting, 0);
+                assert_int_equal(r->group, 0);
+                assert_int_equal(r->events[0], page_flt);
+                assert_int_equal(r->events[1], minor_flt);
+                assert_int_equal(r->events[2], COUNT_NOTHING);
+        }
+        target_kill(&t);
+        assert_int_equal(wait_for_context_count(0, 5000), 0);
+}
+
+static void test_groups_equal_getgroupdata(void **state) {
+        Row rows[MAX_ROWS], threads[MAX_ROWS];
+        pm_prog_t prog;
+        pm_data_t d;
+        Target t;
+        const Row *g;
+
+        (void) state;
+        assert_int_equal(target_start(&t, &TARGET_ROOT, 2), 0);
+        program(&prog, PM_USER | PM_COUNT | PM_PROCESS);
+        assert_int_equal(pm_set_program_group(t.pid, t.tids[0], &prog), 0);
+        assert_int_equal(target_touch(&t, 0, 300), 0);
+        assert_int_equal(target_touch(&t, 1, 200), 0);
+        assert_int_equal(pm_reset_data_thread(t.pid, t.tids[1]), 0);  /* its 200 leave the group */
+        assert_int_equal(read_all(true, 1024, rows), 1);
+        assert_int_equal(read_all(false, 1024, threads), 2);
+        g = &rows[0];
+        assert_int_equal(pm_get_data_group(t.pid, t.tids[1], &d), 0);
+        assert_in_range(d.accu[0], 300, 303);
+        assert_memory_equal(g->data, d.accu, sizeof(d.accu));
+        assert_int_equal(g->members, d.ginfo.members);
+        assert_int_equal(g->flags, d.ginfo.flags.w);
+        assert_int_equal(g->pid, t.pid);
+        assert_int_equal(g->counting, 1);
+        assert_int_equal(g->events[0], page_flt);
+        /* The members' rows name the group. */
+        assert_int_equal(threads[0].group, (uint32_t) g->tid);
+        assert_int_equal(threads[1].group, (uint32_t) g->tid);
+        target_kill(&t);
+        assert_int_equal(wait_for_context_count(0, 5000), 0);
+}
+
+/* As nobody: every context root's ListContexts shows is a row exactly when GetData answers. */
+typedef struct NobodyCase {
+        pid_t mine, mine_kernel, theirs;        /* tids: nobody's user mode, nobody's hidden kernel mode, root's */
+        pid_t mine_pid, theirs_pid;
+        uint32_t mine_group, theirs_group;
+} NobodyCase;
+
+static int nobody_body(void *arg) {
+        const NobodyCase *k = arg;
+        Row rows[MAX_ROWS], groups[MAX_ROWS];
+        pm_info_t info;
+        pm_data_t d;
+        int n, n_groups;
+
+        CHECK_RC(pm_init(PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT, &info), 0);
+        n = read_all(false, 1, rows);
+        n_groups = read_all(true, 1, groups);
+        CHECK(n >= 0 && n_groups >= 0);
+        CHECK_RC(pm_get_data_thread(k->mine_pid, k->mine, &d), 0);
+        CHECK(find(rows, n, k->mine) != NULL);
+        CHECK(memcmp(find(rows, n, k->mine)->data, d.accu, sizeof(d.accu)) == 0);
+        CHECK(pm_get_data_thread(k->theirs_pid, k->theirs, &d) != 0);
+        CHECK(find(rows, n, k->theirs) == NULL);
+        if (k->mine_kernel > 0) {
+                CHECK_RC(pm_get_data_thread(k->mine_pid, k->mine_kernel, &d), PM_EKERNELMODE);
+                CHECK(find(rows, n, k->mine_kernel) == NULL);
+        }
+        CHECK(n == 2);          /* its two threads' user-mode contexts: mine, and its process group's member */
+        /* Groups the same: nobody's process group, not root's. */
+        CHECK(find(groups, n_groups, (int32_t) k->mine_group) != NULL);
+        CHECK(find(groups, n_groups, (int32_t) k->theirs_group) == NULL);
+        CHECK(n_groups == 1);
+        return 0;
+}
+
+static void test_nobody_reads_what_getdata_answers_it(void **state) {
+        TargetIdentity id = TARGET_UID(NOBODY);
+        Row rows[MAX_ROWS];
+        NobodyCase k = {};
+        Target mine, theirs, mine_group, theirs_group;
+        pm_prog_t prog;
+        int n;
+
+        (void) state;
+        assert_int_equal(paranoid_set_for_test(2), 0);
+        assert_int_equal(target_start(&mine, &id, 2), 0);
+        assert_int_equal(target_start(&theirs, &TARGET_ROOT, 1), 0);
+        assert_int_equal(target_start(&mine_group, &id, 1), 0);
+        assert_int_equal(target_start(&theirs_group, &TARGET_ROOT, 1), 0);
+        program(&prog, PM_USER | PM_COUNT);
+        /* Root makes every context: owners differ from the threads' users. */
+        assert_int_equal(pm_set_program_thread(mine.pid, mine.tids[0], &prog), 0);
+        assert_int_equal(pm_set_program_thread(theirs.pid, theirs.tids[0], &prog), 0);
+        if (hidden_event > 0) {
+                program_one(&prog, PM_USER | PM_KERNEL | PM_COUNT, hidden_event);
+                assert_int_equal(pm_set_program_thread(mine.pid, mine.tids[1], &prog), 0);
+                k.mine_kernel = mine.tids[1];
+        } else
+                fprintf(stderr, "# no event here hides its kernel-mode counts from owners: that part not run\n");
+        program(&prog, PM_USER | PM_COUNT | PM_PROCESS);
+        assert_int_equal(pm_set_program_group(mine_group.pid, mine_group.tids[0], &prog), 0);
+        assert_int_equal(pm_set_program_group(theirs_group.pid, theirs_group.tids[0], &prog), 0);
+        assert_int_equal(target_touch(&mine, 0, 50), 0);
+
+        /* Root reads every one. */
+        n = read_all(false, 2, rows);
+        assert_int_equal(n, hidden_event > 0 ? 5 : 4);
+        assert_int_equal(read_all(true, 1, rows), 2);
+        k.mine = mine.tids[0];
+        k.mine_pid = mine.pid;
+        k.theirs = theirs.tids[0];
+        k.theirs_pid = theirs.pid;
+        n = read_all(true, 1, rows);
+        for (int i = 0; i < n; i++)
+                *(rows[i].pid == mine_group.pid ? &k.mine_group : &k.theirs_group) = (uint32_t) rows[i].tid;
+        assert_int_equal(run_as_nobody(nobody_body, &k), 0);
+
+        paranoid_restore_for_test();
+        target_kill(&mine);
+        target_kill(&theirs);
+        target_kill(&mine_group);
+        target_kill(&theirs_group);
+        assert_int_equal(wait_for_context_count(0, 5000), 0);
+}
+
+static void test_hostile_pages(void **state) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        Row rows[MAX_ROWS];
+        pm_prog_t prog;
+        size_t n = 0;
+        int more = -1;
+        Target t;
+
+        (void) state;
+        assert_int_equal(target_start(&t, &TARGET_ROOT, 1), 0);
+        program(&prog, PM_USER | PM_COUNT);
+        assert_int_equal(pm_set_program_thread(t.pid, t.tids[0], &prog), 0);
+        assert_int_equal(sd_bus_open_system(&bus), 0);
+        /* max 0: no row, and rows remain. */
+        assert_int_equal(read_page(bus, false, 0, 0, rows, &n, &more), 0);
+        assert_int_equal(n, 0);
+        assert_true(more);
+        /* After the last tid: nothing, and nothing more. */
+        assert_int_equal(read_page(bus, false, UINT32_MAX, 1024, rows, &n, &more), 0);
+        assert_int_equal(n, 0);
+        assert_false(more);
+        assert_int_equal(read_page(bus, true, UINT32_MAX, UINT32_MAX, rows, &n, &more), 0);
+        assert_false(more);
+        /* A huge max is 1,024: one row here. */
+        assert_int_equal(read_page(bus, false, 0, UINT32_MAX, rows, &n, &more), 0);
+        assert_int_equal(n, 1);
+        assert_false(more);
+        /* A wrong signature: an error, and pmapid serves on. */
+        assert_true(sd_bus_call_method(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
+                                       "ReadContexts", &error, NULL, "s", "x") < 0);
+        assert_true(sd_bus_error_has_name(&error, SD_BUS_ERROR_INVALID_ARGS));
+        assert_int_equal(sd_bus_call_method(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, "org.freedesktop.DBus.Peer",
+                                            "Ping", NULL, NULL, NULL), 1);
+        target_kill(&t);
+        assert_int_equal(wait_for_context_count(0, 5000), 0);
+}
+
+static int setup(void **state) {
+        pm_info_t info;
+
+        (void) state;
+        if (bus_fixture_start(&fixture, NULL) != 0 || pm_init(PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT, &info) != 0)
+                return -1;
+        page_flt = find_event_id(&info, "PM_PAGE_FLT");
+        minor_flt = find_event_id(&info, "PM_MINOR_FLT");
+        /* Counts no getrusage or /proc shows, so its kernel mode is not the owner's to see. */
+        hidden_event = find_event_id(&info, "perf::PERF_COUNT_SW_CGROUP_SWITCHES");
+        if (hidden_event < 0)
+                hidden_event = find_event_id(&info, "PM_CYC");
+        return page_flt > 0 && minor_flt > 0 ? 0 : -1;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        paranoid_restore_for_test();
+        return bus_fixture_stop(&fixture);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_rows_equal_getdata_page_by_page),
+                cmocka_unit_test(test_groups_equal_getgroupdata),
+                cmocka_unit_test(test_nobody_reads_what_getdata_answers_it),
+                cmocka_unit_test(test_hostile_pages),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

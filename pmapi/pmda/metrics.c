@@ -81,7 +81,7 @@ const MetricDef metric_defs[] = {
           NONE, "status of the counter's event", STATUS_HELP },
 
         { CLUSTER_GROUP, 0, "group.pid", PM_TYPE_32, INDOM_GROUP, PM_SEM_DISCRETE, NONE,
-          "process of the member the group was read through", "The process id of the group's member read for this fetch." },
+          "process the group was created in", "The process the group was created in (its first member's)." },
         { CLUSTER_GROUP, 1, "group.owner_uid", PM_TYPE_U32, INDOM_GROUP, PM_SEM_DISCRETE, NONE,
           "uid that made the group", "The uid of the caller that made the group." },
         { CLUSTER_GROUP, 2, "group.members", PM_TYPE_32, INDOM_GROUP, PM_SEM_INSTANT, COUNT,
@@ -127,15 +127,11 @@ const MetricDef metric_defs[] = {
           "status of the counter's event", STATUS_HELP },
 
         { CLUSTER_PMDA, 0, "pmda.bus_calls", PM_TYPE_U64, METRIC_NO_INDOM, PM_SEM_COUNTER, COUNT,
-          "bus calls pmdapmapi made", "Calls pmdapmapi made to pmapid since it started: a fetch costs 2, plus 2 per thread "
-          "context and per group and 1 per CPU it reads." },
+          "bus calls pmdapmapi made", "Calls pmdapmapi made to pmapid since it started: a fetch costs one for pmapid's state, one "
+          "per page of 1,024 thread contexts or groups, and one per CPU." },
         { CLUSTER_PMDA, 1, "pmda.read_time", PM_TYPE_U64, METRIC_NO_INDOM, PM_SEM_INSTANT, USEC,
           "time the last read of pmapid took", "How long pmdapmapi's last read of pmapid took, in microseconds." },
-        { CLUSTER_PMDA, 2, "pmda.vanished", PM_TYPE_U64, METRIC_NO_INDOM, PM_SEM_COUNTER, COUNT,
-          "contexts gone between listing and read",
-          "Contexts pmapid listed that were gone when pmdapmapi read them a moment later: left out of "
-          "that fetch." },
-        { CLUSTER_PMDA, 3, "pmda.failures", PM_TYPE_U64, METRIC_NO_INDOM, PM_SEM_COUNTER, COUNT,
+        { CLUSTER_PMDA, 2, "pmda.failures", PM_TYPE_U64, METRIC_NO_INDOM, PM_SEM_COUNTER, COUNT,
           "reads of pmapid that failed", "Reads of pmapid that failed (pmapid absent or restarting, a time-out)." },
 };
 const size_t n_metric_defs = sizeof(metric_defs) / sizeof(metric_defs[0]);
@@ -205,7 +201,7 @@ static const SnapshotThread *find_thread(const Snapshot *s, unsigned tid) {
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
                 if ((unsigned) s->threads[mid].tid == tid)
-                        return s->threads[mid].read ? &s->threads[mid] : NULL;
+                        return &s->threads[mid];
                 if ((unsigned) s->threads[mid].tid < tid)
                         lo = mid + 1;
                 else
@@ -220,7 +216,7 @@ static const SnapshotGroup *find_group(const Snapshot *s, unsigned id) {
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
                 if (s->groups[mid].id == id)
-                        return s->groups[mid].read ? &s->groups[mid] : NULL;
+                        return &s->groups[mid];
                 if (s->groups[mid].id < id)
                         lo = mid + 1;
                 else
@@ -307,11 +303,11 @@ int metrics_build_indoms(const Snapshot *s, const SnapshotCatalog *c, pmdaIndom 
                 return 0;
         /* Instance numbers are id * 8 + counter in an int: ids past that are left out. */
         for (size_t i = 0; r >= 0 && i < s->n_threads; i++)
-                if (s->threads[i].read && (unsigned) s->threads[i].tid < (1u << 27))
+                if ((unsigned) s->threads[i].tid < (1u << 27))
                         r = add_context(&indoms[INDOM_THREAD], &indoms[INDOM_THREAD_COUNTER], names, c,
                                         (unsigned) s->threads[i].tid, &s->threads[i].c);
         for (size_t i = 0; r >= 0 && i < s->n_groups; i++)
-                if (s->groups[i].read && s->groups[i].id < (1u << 27))
+                if (s->groups[i].id < (1u << 27))
                         r = add_context(&indoms[INDOM_GROUP], &indoms[INDOM_GROUP_COUNTER], names, c,
                                         s->groups[i].id, &s->groups[i].c);
         for (size_t i = 0; r >= 0 && i < s->n_cpus; i++)
@@ -422,7 +418,6 @@ static int pmda_value(unsigned item, const PmdaStats *stats, pmAtomValue *atom) 
         switch (item) {
         case 0: atom->ull = stats->bus_calls; break;
         case 1: atom->ull = stats->last_read_usec; break;
-        case 2: atom->ull = stats->vanished; break;
         default: atom->ull = stats->failures; break;
         }
         return PMDA_FETCH_STATIC;

@@ -47,7 +47,7 @@ typedef struct MetricDef {
 
 /* What the PMDA itself did, for the pmapi.pmda metrics. */
 typedef struct PmdaStats {
-        uint64_t bus_calls, vanished, failures;
+        uint64_t bus_calls, failures;
         uint64_t last_read_usec;
         bool up;                        /* pmapid answered the last refresh */
 } PmdaStats;

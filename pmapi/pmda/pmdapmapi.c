@@ -79,7 +79,6 @@ static void refresh(SnapshotParts parts) {
                 outage_logged = false;
                 stats.up = true;
                 stats.bus_calls += s->calls;
-                stats.vanished += s->vanished;
                 snapshot = s;
         }
         if (metrics_build_indoms(snapshot, &catalog, indoms, &indom_names) < 0)

@@ -177,25 +177,6 @@ static int read_catalog(sd_bus *bus, uint64_t timeout, SnapshotCatalog *c, uint6
         return 0;
 }
 
-/* The group id at the end of a group object path, 0 for "/" or anything else. */
-static uint32_t group_id_of_path(const char *path) {
-        const char *p = path + strlen(PMAPI_GROUP_PREFIX "/");
-        char *end;
-        unsigned long v;
-
-        if (strncmp(path, PMAPI_GROUP_PREFIX "/", strlen(PMAPI_GROUP_PREFIX "/")) != 0)
-                return 0;
-        v = strtoul(p, &end, 10);
-        return *end == '\0' && v <= UINT32_MAX ? (uint32_t) v : 0;
-}
-
-static SnapshotGroup *group_of(Snapshot *s, uint32_t id) {
-        for (size_t i = 0; i < s->n_groups; i++)
-                if (s->groups[i].id == id)
-                        return &s->groups[i];
-        return NULL;
-}
-
 static int compare_threads(const void *a, const void *b) {
         const SnapshotThread *x = a, *y = b;
         return (x->tid > y->tid) - (x->tid < y->tid);
@@ -206,99 +187,112 @@ static int compare_groups(const void *a, const void *b) {
         return (x->id > y->id) - (x->id < y->id);
 }
 
-/* ListContexts: the thread rows, and a group row for each group seen, read through its first
- * member listed. */
-static int read_listing(sd_bus *bus, uint64_t timeout, Snapshot *s) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const char *origin, *group;
-        int32_t pid, tid, creator;
-        uint32_t owner, target;
+/* The rest of a row after its ids: events, data, enabled, running. */
+static int read_counters(sd_bus_message *m, SnapshotCounters *c) {
+        int r = read_events(m, c->events);
+
+        if (r >= 0)
+                r = read_data(m, c->data);
+        if (r >= 0)
+                r = sd_bus_message_read(m, "tt", &c->enabled_ns, &c->running_ns);
+        return r;
+}
+
+static int read_thread_row(sd_bus_message *m, Snapshot *s) {
+        SnapshotThread t = {};
         int counting, r;
 
-        s->calls++;
-        r = call_sync(bus, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE, "ListContexts", timeout, &reply, NULL);
+        r = sd_bus_message_enter_container(m, 'r', "iiubuaiaxtt");
+        if (r <= 0)
+                return r;
+        r = sd_bus_message_read(m, "iiubu", &t.pid, &t.tid, &t.owner_uid, &counting, &t.group);
+        if (r >= 0)
+                r = read_counters(m, &t.c);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
         if (r < 0)
                 return r;
-        r = sd_bus_message_enter_container(reply, 'a', "(iiuuisbo)");
-        while (r >= 0 && (r = sd_bus_message_read(reply, "(iiuuisbo)", &pid, &tid, &owner, &target, &creator,
-                                                  &origin, &counting, &group)) > 0) {
-                SnapshotThread *l = reallocarray(s->threads, s->n_threads + 1, sizeof(*l));
-                uint32_t id = group_id_of_path(group);
+        t.counting = counting;
+        SnapshotThread *l = reallocarray(s->threads, s->n_threads + 1, sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        s->threads = l;
+        l[s->n_threads++] = t;
+        return 1;
+}
 
-                if (!l)
-                        return -ENOMEM;
-                s->threads = l;
-                l[s->n_threads++] = (SnapshotThread) { .pid = pid, .tid = tid, .owner_uid = owner,
-                                                       .counting = counting, .group = id };
-                if (id != 0 && !group_of(s, id)) {
-                        SnapshotGroup *g = reallocarray(s->groups, s->n_groups + 1, sizeof(*g));
-                        if (!g)
-                                return -ENOMEM;
-                        s->groups = g;
-                        g[s->n_groups++] = (SnapshotGroup) { .id = id, .pid = pid, .tid = tid };
-                }
-        }
+static int read_group_row(sd_bus_message *m, Snapshot *s) {
+        SnapshotGroup g = {};
+        int counting, r;
+
+        r = sd_bus_message_enter_container(m, 'r', "uiuiubaiaxtt");
+        if (r <= 0)
+                return r;
+        r = sd_bus_message_read(m, "uiuiub", &g.id, &g.pid, &g.owner_uid, &g.members, &g.flags, &counting);
+        if (r >= 0)
+                r = read_counters(m, &g.c);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
         if (r < 0)
                 return r;
-        /* Sorted, for the PMDA's look-ups by instance (pmapid lists threads by tid already). */
-        qsort(s->threads, s->n_threads, sizeof(*s->threads), compare_threads);
-        qsort(s->groups, s->n_groups, sizeof(*s->groups), compare_groups);
+        g.counting = counting;
+        SnapshotGroup *l = reallocarray(s->groups, s->n_groups + 1, sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        s->groups = l;
+        l[s->n_groups++] = g;
+        return 1;
+}
+
+/* Every page of ReadContexts or ReadGroups: rows come in id order, each page after the last. */
+static int read_pages(sd_bus *bus, uint64_t deadline, Snapshot *s, bool groups) {
+        uint32_t after = 0;
+        int more = 1, r;
+
+        while (more) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+                size_t before = groups ? s->n_groups : s->n_threads;
+                uint64_t now = now_usec();
+
+                if (now >= deadline)
+                        return -ETIMEDOUT;
+                s->calls++;
+                r = call_sync(bus, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE, groups ? "ReadGroups" : "ReadContexts",
+                              deadline - now, &reply, "uu", after, (uint32_t) SNAPSHOT_PAGE);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_enter_container(reply, 'a', groups ? "(uiuiubaiaxtt)" : "(iiubuaiaxtt)");
+                while (r >= 0 && (r = groups ? read_group_row(reply, s) : read_thread_row(reply, s)) > 0)
+                        ;
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                if (r >= 0)
+                        r = sd_bus_message_read(reply, "b", &more);
+                if (r < 0)
+                        return r;
+                if ((groups ? s->n_groups : s->n_threads) == before)
+                        break;          /* a page of none: nothing to go on after */
+                after = groups ? s->groups[s->n_groups - 1].id : (uint32_t) s->threads[s->n_threads - 1].tid;
+        }
+        /* Sorted, for the PMDA's look-ups by instance (pages come in order already). */
+        if (groups)
+                qsort(s->groups, s->n_groups, sizeof(*s->groups), compare_groups);
+        else
+                qsort(s->threads, s->n_threads, sizeof(*s->threads), compare_threads);
         return 0;
 }
 
-/* The pipelined part. Each request is one call and one reply into one row. */
-typedef enum RequestKind {
-        REQUEST_THREAD_DATA,
-        REQUEST_THREAD_EVENTS,
-        REQUEST_GROUP_DATA,
-        REQUEST_GROUP_PROPERTIES,
-        REQUEST_CPU_PROPERTIES,
-} RequestKind;
+/* The CPUs' objects, their GetAll calls pipelined. */
+typedef struct Pipeline {
+        Snapshot *snapshot;
+        size_t outstanding;
+        int error;                      /* pmapid itself gone, or a reply that does not parse */
+} Pipeline;
 
-typedef struct Pipeline Pipeline;
 typedef struct Request {
         Pipeline *pipeline;
-        RequestKind kind;
         size_t row;
 } Request;
-
-struct Pipeline {
-        Snapshot *snapshot;
-        uint8_t *got;                   /* per thread, group and CPU: which of its replies came back */
-        size_t outstanding;
-        int error;                      /* the first failure that is not one context's */
-};
-
-static uint8_t *got_of(Pipeline *p, RequestKind kind, size_t row) {
-        Snapshot *s = p->snapshot;
-
-        switch (kind) {
-        case REQUEST_THREAD_DATA:
-        case REQUEST_THREAD_EVENTS:
-                return &p->got[row];
-        case REQUEST_GROUP_DATA:
-        case REQUEST_GROUP_PROPERTIES:
-                return &p->got[s->n_threads + row];
-        default:
-                return &p->got[s->n_threads + s->n_groups + row];
-        }
-}
-
-static int read_group_property(sd_bus_message *m, const char *name, void *row) {
-        SnapshotGroup *g = row;
-        int b, r;
-
-        if (streq(name, "OwnerUid"))
-                return sd_bus_message_read(m, "u", &g->owner_uid);
-        if (streq(name, "Events"))
-                return read_events(m, g->c.events) < 0 ? -EBADMSG : 1;
-        if (streq(name, "Counting")) {
-                r = sd_bus_message_read(m, "b", &b);
-                g->counting = b;
-                return r;
-        }
-        return 0;
-}
 
 static int read_cpu_property(sd_bus_message *m, const char *name, void *row) {
         SnapshotCpu *c = row;
@@ -322,40 +316,7 @@ static int read_cpu_property(sd_bus_message *m, const char *name, void *row) {
         return 0;
 }
 
-/* A reply's contents into its row; < 0 when it does not read as the contract says. */
-static int read_reply(sd_bus_message *m, Snapshot *s, RequestKind kind, size_t row) {
-        uint64_t timestamp;
-        int local, r;
-
-        switch (kind) {
-        case REQUEST_THREAD_DATA: {
-                SnapshotThread *t = &s->threads[row];
-                r = read_data(m, t->c.data);
-                if (r >= 0)
-                        r = sd_bus_message_read(m, "tbtt", &timestamp, &local, &t->c.enabled_ns, &t->c.running_ns);
-                return r;
-        }
-        case REQUEST_THREAD_EVENTS:
-                r = sd_bus_message_enter_container(m, 'v', "ai");
-                if (r >= 0)
-                        r = read_events(m, s->threads[row].c.events);
-                return r;
-        case REQUEST_GROUP_DATA: {
-                SnapshotGroup *g = &s->groups[row];
-                r = read_data(m, g->c.data);
-                if (r >= 0)
-                        r = sd_bus_message_read(m, "tiutt", &timestamp, &g->members, &g->flags, &g->c.enabled_ns,
-                                                &g->c.running_ns);
-                return r;
-        }
-        case REQUEST_GROUP_PROPERTIES:
-                return read_properties(m, read_group_property, &s->groups[row]);
-        default:
-                return read_properties(m, read_cpu_property, &s->cpus[row]);
-        }
-}
-
-static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+static int on_cpu_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         Request *q = userdata;
         Pipeline *p = q->pipeline;
         const sd_bus_error *e = sd_bus_message_get_error(m);
@@ -363,57 +324,18 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) 
         (void) ret_error;
         p->outstanding--;
         if (e) {
-                /* The context went between the listing and this read (or a CPU is not counted):
-                 * its row stays unread. pmapid itself gone fails the whole snapshot. */
-                int r = error_to_errno(e, -EIO);
-                if (r == -EHOSTDOWN && p->error == 0)
-                        p->error = r;
+                /* A CPU the system context does not count (or no system context): no row. */
+                if (error_to_errno(e, -EIO) == -EHOSTDOWN && p->error == 0)
+                        p->error = -EHOSTDOWN;
                 return 0;
         }
-        if (read_reply(m, p->snapshot, q->kind, q->row) < 0) {
+        if (read_properties(m, read_cpu_property, &p->snapshot->cpus[q->row]) < 0) {
                 if (p->error == 0)
                         p->error = -EBADMSG;
                 return 0;
         }
-        *got_of(p, q->kind, q->row) |= q->kind == REQUEST_THREAD_EVENTS || q->kind == REQUEST_GROUP_PROPERTIES ? 2 : 1;
+        p->snapshot->cpus[q->row].read = true;
         return 0;
-}
-
-static int send_request(sd_bus *bus, Request *q) {
-        Snapshot *s = q->pipeline->snapshot;
-        char path[64];
-        int r;
-
-        switch (q->kind) {
-        case REQUEST_THREAD_DATA:
-                r = sd_bus_call_method_async(bus, NULL, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
-                                             "GetData", on_reply, q, "ii", s->threads[q->row].pid,
-                                             s->threads[q->row].tid);
-                break;
-        case REQUEST_THREAD_EVENTS:
-                (void) snprintf(path, sizeof(path), PMAPI_THREAD_PREFIX "/%d", (int) s->threads[q->row].tid);
-                r = sd_bus_call_method_async(bus, NULL, PMAPI_SERVICE, path, PROPERTIES_INTERFACE, "Get", on_reply,
-                                             q, "ss", PMAPI_THREAD_INTERFACE, "Events");
-                break;
-        case REQUEST_GROUP_DATA:
-                r = sd_bus_call_method_async(bus, NULL, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
-                                             "GetGroupData", on_reply, q, "ii", s->groups[q->row].pid,
-                                             s->groups[q->row].tid);
-                break;
-        case REQUEST_GROUP_PROPERTIES:
-                (void) snprintf(path, sizeof(path), PMAPI_GROUP_PREFIX "/%u", s->groups[q->row].id);
-                r = sd_bus_call_method_async(bus, NULL, PMAPI_SERVICE, path, PROPERTIES_INTERFACE, "GetAll",
-                                             on_reply, q, "s", PMAPI_GROUP_INTERFACE);
-                break;
-        default:
-                (void) snprintf(path, sizeof(path), PMAPI_CPU_PREFIX "/%u", s->cpus[q->row].cpu);
-                r = sd_bus_call_method_async(bus, NULL, PMAPI_SERVICE, path, PROPERTIES_INTERFACE, "GetAll",
-                                             on_reply, q, "s", PMAPI_CPU_INTERFACE);
-                break;
-        }
-        if (r >= 0)
-                q->pipeline->outstanding++;
-        return r;
 }
 
 /* Waits for one reply or the deadline. */
@@ -435,47 +357,40 @@ static int pump(sd_bus *bus, uint64_t deadline) {
         }
 }
 
-static int run_pipeline(sd_bus *bus, Snapshot *s, uint64_t deadline) {
-        size_t n = s->n_threads * 2 + s->n_groups * 2 + s->n_cpus, next = 0;
-        _cleanup_free_ Request *requests = calloc(n + 1, sizeof(Request));
-        _cleanup_free_ uint8_t *got = calloc(s->n_threads + s->n_groups + s->n_cpus + 1, 1);
-        Pipeline p = { .snapshot = s, .got = got };
+static int read_cpus(sd_bus *bus, uint64_t deadline, Snapshot *s) {
+        long n_conf = sysconf(_SC_NPROCESSORS_CONF);
+        _cleanup_free_ Request *requests = NULL;
+        Pipeline p = { .snapshot = s };
+        size_t next = 0;
         int r = 0;
 
-        if (!requests || !got)
+        s->n_cpus = n_conf > 0 ? (size_t) n_conf : 1;
+        s->cpus = calloc(s->n_cpus, sizeof(*s->cpus));
+        requests = calloc(s->n_cpus, sizeof(*requests));
+        if (!s->cpus || !requests)
                 return -ENOMEM;
-        for (size_t i = 0; i < s->n_threads; i++) {
-                requests[next++] = (Request) { &p, REQUEST_THREAD_DATA, i };
-                requests[next++] = (Request) { &p, REQUEST_THREAD_EVENTS, i };
-        }
-        for (size_t i = 0; i < s->n_groups; i++) {
-                requests[next++] = (Request) { &p, REQUEST_GROUP_DATA, i };
-                requests[next++] = (Request) { &p, REQUEST_GROUP_PROPERTIES, i };
-        }
-        for (size_t i = 0; i < s->n_cpus; i++)
-                requests[next++] = (Request) { &p, REQUEST_CPU_PROPERTIES, i };
-
-        next = 0;
-        while (r >= 0 && p.error == 0 && (next < n || p.outstanding > 0)) {
-                while (r >= 0 && next < n && p.outstanding < SNAPSHOT_WINDOW)
-                        r = send_request(bus, &requests[next++]);
+        while (r >= 0 && p.error == 0 && (next < s->n_cpus || p.outstanding > 0)) {
+                while (r >= 0 && next < s->n_cpus && p.outstanding < SNAPSHOT_WINDOW) {
+                        char path[64];
+                        requests[next] = (Request) { &p, next };
+                        s->cpus[next].cpu = (uint32_t) next;
+                        (void) snprintf(path, sizeof(path), PMAPI_CPU_PREFIX "/%zu", next);
+                        r = sd_bus_call_method_async(bus, NULL, PMAPI_SERVICE, path, PROPERTIES_INTERFACE, "GetAll",
+                                                     on_cpu_reply, &requests[next], "s", PMAPI_CPU_INTERFACE);
+                        next++;
+                        if (r >= 0)
+                                p.outstanding++;
+                }
                 if (r >= 0 && p.outstanding > 0)
                         r = pump(bus, deadline);
         }
         s->calls += next;
         if (r < 0 || p.error < 0) {
-                /* Replies still on their way must not land in freed requests. */
+                /* Replies still on their way must not land in freed requests: the caller drops the
+                 * connection (snapshot.h). */
                 sd_bus_close(bus);
                 return r < 0 ? error_to_errno(&SD_BUS_ERROR_NULL, r) : p.error;
         }
-        for (size_t i = 0; i < s->n_threads; i++)
-                if (!(s->threads[i].read = got[i] == 3))
-                        s->vanished++;
-        for (size_t i = 0; i < s->n_groups; i++)
-                if (!(s->groups[i].read = got[s->n_threads + i] == 3))
-                        s->vanished++;
-        for (size_t i = 0; i < s->n_cpus; i++)
-                s->cpus[i].read = got[s->n_threads + s->n_groups + i] == 1;
         return 0;
 }
 
@@ -496,24 +411,12 @@ int snapshot_read(sd_bus *bus, SnapshotParts parts, uint64_t timeout_usec, Snaps
                 r = read_properties(reply, read_health_property, &s->health);
         if (r >= 0 && (catalog->started_at != s->health.started_at || !catalog->events))
                 r = read_catalog(bus, timeout_usec, catalog, s->health.started_at, &s->calls);
-        if (r >= 0 && (parts & (SNAPSHOT_THREADS | SNAPSHOT_GROUPS)))
-                r = read_listing(bus, timeout_usec, s);
-        if (r >= 0 && !(parts & SNAPSHOT_THREADS)) {
-                s->n_threads = 0;       /* listed only to find the groups */
-        }
-        if (r >= 0 && !(parts & SNAPSHOT_GROUPS))
-                s->n_groups = 0;
-        if (r >= 0 && (parts & SNAPSHOT_CPUS)) {
-                long n = sysconf(_SC_NPROCESSORS_CONF);
-                s->n_cpus = n > 0 ? (size_t) n : 1;
-                s->cpus = calloc(s->n_cpus, sizeof(*s->cpus));
-                if (!s->cpus)
-                        r = -ENOMEM;
-                for (size_t i = 0; r >= 0 && i < s->n_cpus; i++)
-                        s->cpus[i].cpu = (uint32_t) i;
-        }
-        if (r >= 0)
-                r = run_pipeline(bus, s, deadline);
+        if (r >= 0 && (parts & SNAPSHOT_THREADS))
+                r = read_pages(bus, deadline, s, /* groups= */ false);
+        if (r >= 0 && (parts & SNAPSHOT_GROUPS))
+                r = read_pages(bus, deadline, s, /* groups= */ true);
+        if (r >= 0 && (parts & SNAPSHOT_CPUS))
+                r = read_cpus(bus, deadline, s);
         if (r < 0) {
                 snapshot_free(s);
                 return r;

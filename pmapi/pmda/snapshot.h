@@ -1,7 +1,7 @@
 /* snapshot.h: what pmdapmapi reads from pmapid for one PCP fetch, as an ordinary client of the
  * system bus: the daemon's health, the event catalog, and the thread contexts, groups and CPUs
- * (the every-process system context) that pmapid shows the caller's uid, each with its events and
- * current counts. No PCP here: pmdapmapi.c turns a snapshot into PCP values. */
+ * (the every-process system context) that pmapid would let the caller's uid read, each with its
+ * events and current counts. No PCP here: pmdapmapi.c turns a snapshot into PCP values. */
 #pragma once
 
 #include <stdbool.h>
@@ -22,18 +22,16 @@ typedef struct SnapshotThread {
         uint32_t owner_uid;
         bool counting;
         uint32_t group;                 /* group id, 0 when in none */
-        bool read;                      /* its data and program came back (false: gone meanwhile) */
         SnapshotCounters c;
 } SnapshotThread;
 
 typedef struct SnapshotGroup {
         uint32_t id;
-        int32_t pid, tid;               /* the member it was read through */
+        int32_t pid;                    /* the process it was created in */
         uint32_t owner_uid;
         int32_t members;
         uint32_t flags;                 /* pm_ginfo_t.flags: 0x1 consistent, 0x2 process, 0x8 partial */
         bool counting;
-        bool read;
         SnapshotCounters c;
 } SnapshotGroup;
 
@@ -41,7 +39,7 @@ typedef struct SnapshotCpu {
         uint32_t cpu;
         bool online, counting;
         int32_t owner_pid;
-        bool read;
+        bool read;                      /* the system context counts it */
         SnapshotCounters c;
 } SnapshotCpu;
 
@@ -80,13 +78,16 @@ typedef struct Snapshot {
         SnapshotCpu *cpus;
         size_t n_cpus;
         size_t calls;                   /* bus calls this snapshot took */
-        size_t vanished;                /* contexts listed that were gone when read */
 } Snapshot;
 
-/* Reads pmapid on bus: the health always, the catalog when pmapid is new to *catalog, and parts.
- * The per-context calls are pipelined (at most SNAPSHOT_WINDOW outstanding: dbus-daemon's system
- * bus allows 128 pending replies per connection), within timeout_usec in all. 0, or a negative
- * errno: -EHOSTDOWN when pmapid is not on the bus, -ETIMEDOUT, -ENOMEM, or the bus's own error. */
+/* Reads pmapid on bus: the health always, the catalog when pmapid is new to *catalog, and parts:
+ * the threads and groups a page of SNAPSHOT_PAGE at a time (ReadContexts, ReadGroups: pmapid
+ * serves one page per call, so others wait no longer than that), the CPUs' objects with their calls
+ * pipelined (at most SNAPSHOT_WINDOW outstanding: dbus-daemon's system bus allows 128 pending
+ * replies per connection). All within timeout_usec. 0, or a negative errno: -EHOSTDOWN when
+ * pmapid is not on the bus, -ETIMEDOUT, -ENOMEM, or the bus's own error; after a failure the
+ * caller must drop bus (replies still due would land in freed memory). */
+#define SNAPSHOT_PAGE 1024
 #define SNAPSHOT_WINDOW 64
 int snapshot_read(sd_bus *bus, SnapshotParts parts, uint64_t timeout_usec, SnapshotCatalog *catalog,
                   Snapshot **ret);

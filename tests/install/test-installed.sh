@@ -178,6 +178,46 @@ pmcount_preloads() {            # pmcount finds the module, and the module libpm
         [ "$r" = 0 ] && ! grep -q 'libpmapi-preload.so' "$work/pmcount.err"
 }
 check "the installed pmcount runs a forking command with its preload module" pmcount_preloads
+# pmdapmapi where PCP's pmcd.conf lines and Install expect it, and answering for the confined
+# pmapid on the distribution's bus (dbpmda runs the installed agent with its installed PMNS).
+pmda=$(sed -n '/\/pmdapmapi$/p' "$work/installed.txt")
+pmdas_dir=$(sed -n 's/^PCP_PMDAS_DIR=//p' /etc/pcp.conf 2>/dev/null)
+pmda_in_pcp_dir() {
+        [ -n "$pmda" ] && [ "$(dirname "$pmda")" = "$pmdas_dir/pmapi" ] &&
+                for f in Install Remove root pmns domain.h; do [ -e "$pmdas_dir/pmapi/$f" ] || return 1; done
+}
+pmda_answers_dbpmda() {
+        printf '#define PMAPI 190\nroot {\n    pmapi\n}\n#include "%s"\n' "$pmdas_dir/pmapi/pmns" > "$work/root.pmns"
+        out=$(printf 'open pipe %s -d 190\nfetch pmapi.daemon.up\ndesc pmapi.group.counter.value\n' "$pmda" |
+              dbpmda -n "$work/root.pmns" -e 2>&1)
+        echo "$out"
+        echo "$out" | grep -A1 'pmapi.daemon.up' | grep -q '^   value 1 ' &&
+                echo "$out" | grep -q 'Semantics: instant  Units: count'
+}
+# PCP's own Install and Remove against the distribution's pmcd (started here, from its rc script,
+# where no service manager runs it; stopped again after), and pminfo through it meanwhile.
+pcp_rc=$(sed -n 's/^PCP_RC_DIR=//p' /etc/pcp.conf 2>/dev/null)
+pcp_env() { if [ -d /run/systemd/system ]; then "$@"; else PCPQA_SYSTEMD=no "$@"; fi; }
+pcp_install_remove() {
+        started=no
+        if ! pminfo -f pmcd.version >/dev/null 2>&1; then
+                pcp_env "$pcp_rc/pmcd" start && started=yes
+        fi
+        (cd "$pmdas_dir/pmapi" && pcp_env ./Install </dev/null) && pminfo -f pmapi.daemon.up pmapi.daemon.version &&
+                pminfo -f pmapi.daemon.up | grep -q 'value 1'
+        r=$?
+        (cd "$pmdas_dir/pmapi" && pcp_env ./Remove </dev/null) && ! grep -q '^pmapi' "$(sed -n 's/^PCP_PMCDCONF_PATH=//p' /etc/pcp.conf)" &&
+                ! pminfo pmapi >/dev/null 2>&1 || r=1
+        [ "$started" = no ] || pcp_env "$pcp_rc/pmcd" stop
+        return $r
+}
+if [ -f /etc/pcp.conf ]; then
+        check "pmdapmapi, Install, Remove, root, pmns and domain.h are in PCP's agent directory ($pmdas_dir/pmapi)" \
+                pmda_in_pcp_dir
+        check "the installed pmdapmapi reads the confined pmapid on the system bus (dbpmda)" pmda_answers_dbpmda
+        check "PCP's Install registers it with pmcd (pminfo reads pmapi.daemon.up 1), and Remove takes it out" \
+                pcp_install_remove
+fi
 stop_daemon
 check "the confined pmapid logged no refused operation" no_refused_syscalls
 
@@ -186,7 +226,8 @@ check "scripts/uninstall.sh" sh "$top/scripts/uninstall.sh" "$build"
 installed=""
 nothing_left() {
         left=$(while read -r f; do if [ -e "$f" ] || [ -L "$f" ]; then echo "$f"; fi; done < "$work/installed.txt"
-               find "$prefix" /usr/share/dbus-1 /etc/dbus-1 "$(dirname "$unit")" \( -iname '*pmapi*' -o -iname '*perfmon1*' \)
+               find "$prefix" /usr/share/dbus-1 /etc/dbus-1 "$(dirname "$unit")" ${pmdas_dir:+"$pmdas_dir"} \
+                       \( -iname '*pmapi*' -o -iname '*perfmon1*' \)
                ldconfig -p | grep pmapi)
         [ -z "$left" ] || { echo "$left"; return 1; }
 }

@@ -2,7 +2,8 @@
 # The main job, from a fresh Debian 12 machine as root: install what is missing, build, start a
 # private system bus and pmapid, count a real workload (scenario S1) as root and as the
 # unprivileged user nobody, and show the live context as an administrator sees it with busctl;
-# then a counting group whose threads inherit it (scenario S4), and its group object; then a
+# then a counting group whose threads inherit it (scenario S4), its group object, and the same group
+# in Performance Co-Pilot (pminfo through a private pmcd running pmdapmapi); then a
 # debugger (gdb, as nobody) that stops S1 and reprograms it from outside with pmctl (scenario S2),
 # and an administrator's pmctl on another user's process, refused to a third user; then the
 # tools: pmlist (the catalog, first), pmcount (a command with a row per thread, as nobody), pmstat
@@ -18,7 +19,7 @@ sh scripts/install-deps.sh
 ninja -C build >/dev/null
 
 dir=$(mktemp -d /tmp/pmapi-demo-XXXXXX)
-trap 'sh scripts/private-bus.sh stop "$dir"; rm -rf "$dir"' EXIT
+trap 'sh scripts/private-pmcd.sh stop "$dir/pcp"; sh scripts/private-bus.sh stop "$dir"; rm -rf "$dir"' EXIT
 # The administrator's policy (pmapid.conf [Access]): members of "users" count their own threads
 # whatever kernel.perf_event_paranoid says; stock Debian kernels say 3, no unprivileged perf.
 printf '[Access]\nUserModeGroups=users\n' > "$dir/pmapid.conf"
@@ -86,6 +87,8 @@ if [ -n "$thread" ]; then
 fi
 wait $sample
 echo
+# Performance Co-Pilot: a private pmcd with pmdapmapi reading this pmapid (scripts/private-pmcd.sh).
+pcp_host=$(sh scripts/private-pmcd.sh start "$dir/pcp" "$top/build/pmapi/pmda/pmdapmapi" "$address" 2>/dev/null || true)
 echo "== S4 as uid 65534 (nobody): a group, 4 threads that inherit it, the group = the sum"
 as_user 65534 "$bin/s4-thread-group" --threads 4 --pages 1000 --hold-ms 1500 &
 sample=$!
@@ -94,6 +97,10 @@ group=$(busctl --address="$address" tree --list org.pmapi.PerfMon1 | grep /group
 if [ -n "$group" ]; then
         echo "-- busctl introspect org.pmapi.PerfMon1 $group org.pmapi.PerfMon1.Group"
         busctl --address="$address" introspect org.pmapi.PerfMon1 "$group" org.pmapi.PerfMon1.Group
+        if [ -n "$pcp_host" ]; then
+                echo "-- the same live group in Performance Co-Pilot: pminfo -f pmapi.group (pmcd + pmdapmapi)"
+                pminfo -h "$pcp_host" -f pmapi.group pmapi.daemon.up 2>&1
+        fi
 fi
 wait $sample
 echo

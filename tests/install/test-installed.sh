@@ -188,7 +188,8 @@ pmda_in_pcp_dir() {
 }
 pmda_answers_dbpmda() {
         printf '#define PMAPI 190\nroot {\n    pmapi\n}\n#include "%s"\n' "$pmdas_dir/pmapi/pmns" > "$work/root.pmns"
-        out=$(printf 'open pipe %s -d 190\nfetch pmapi.daemon.up\ndesc pmapi.group.counter.value\n' "$pmda" |
+        out=$(printf 'open pipe %s -d 190 -l %s\nfetch pmapi.daemon.up\ndesc pmapi.group.counter.value\n' \
+                      "$pmda" "$work/pmapi.log" |
               dbpmda -n "$work/root.pmns" -e 2>&1)
         echo "$out"
         echo "$out" | grep -A1 'pmapi.daemon.up' | grep -q '^   value 1 ' &&

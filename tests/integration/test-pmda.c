@@ -178,7 +178,8 @@ static void test_dbpmda_reads_the_descriptors(void **state) {
         (void) snprintf(script, sizeof(script), "%s/dbpmda.in", pcp.dir);
         f = fopen(script, "we");
         assert_non_null(f);
-        fprintf(f, "open pipe %s -d 190 --bus %s\n", pmda_path(), fixture.address);
+        fprintf(f, "open pipe %s -d 190 -l %s/log/dbpmda-agent.log --bus %s\n", pmda_path(), pcp.dir,
+                fixture.address);
         fprintf(f, "desc pmapi.thread.counter.value\ndesc pmapi.daemon.calls_refused\n");
         fprintf(f, "desc pmapi.group.time_running\ntext pmapi.group.counter.value\nfetch pmapi.daemon.up\n");
         assert_int_equal(fclose(f), 0);

@@ -67,7 +67,8 @@ const MetricDef metric_defs[] = {
         { CLUSTER_THREAD, 2, "thread.counting", PM_TYPE_U32, INDOM_THREAD, PM_SEM_INSTANT, NONE,
           "1 while the thread counts", "1 while the context counts: its own state and its group's, AND-ed." },
         { CLUSTER_THREAD, 3, "thread.group", PM_TYPE_U32, INDOM_THREAD, PM_SEM_DISCRETE, NONE,
-          "the thread's counting group, 0 for none", "The id of the counting group the thread is a member of, 0 for none." },
+          "the thread's counting group, 0 for none",
+          "The id of the counting group the thread is a member of, 0 for none." },
         { CLUSTER_THREAD, 4, "thread.time_enabled", PM_TYPE_U64, INDOM_THREAD, PM_SEM_INSTANT, NSEC,
           "time the counters were enabled", ENABLED_HELP("the thread's own") },
         { CLUSTER_THREAD, 5, "thread.time_running", PM_TYPE_U64, INDOM_THREAD, PM_SEM_INSTANT, NSEC,
@@ -85,7 +86,8 @@ const MetricDef metric_defs[] = {
         { CLUSTER_GROUP, 1, "group.owner_uid", PM_TYPE_U32, INDOM_GROUP, PM_SEM_DISCRETE, NONE,
           "uid that made the group", "The uid of the caller that made the group." },
         { CLUSTER_GROUP, 2, "group.members", PM_TYPE_32, INDOM_GROUP, PM_SEM_INSTANT, COUNT,
-          "members, live and dead", "The group's members, live and dead; members that left are not counted (pm_ginfo_t.members)." },
+          "members, live and dead",
+          "The group's members, live and dead; members that left are not counted (pm_ginfo_t.members)." },
         { CLUSTER_GROUP, 3, "group.consistent", PM_TYPE_U32, INDOM_GROUP, PM_SEM_INSTANT, NONE,
           "1 while the group's data are consistent",
           "1 while the group's data are consistent; 0 after a group reset with several members, or when "
@@ -97,9 +99,11 @@ const MetricDef metric_defs[] = {
           "1 when threads that should have joined the group could not (pmapid's limits, its fds, the "
           "kernel): the group's data leave them out (ginfo flag 0x8)." },
         { CLUSTER_GROUP, 6, "group.counting", PM_TYPE_U32, INDOM_GROUP, PM_SEM_INSTANT, NONE,
-          "1 while the group's state is on", "1 while the group's own counting state is on (members count when theirs is on too)." },
+          "1 while the group's state is on",
+          "1 while the group's own counting state is on (members count when theirs is on too)." },
         { CLUSTER_GROUP, 7, "group.time_enabled", PM_TYPE_U64, INDOM_GROUP, PM_SEM_INSTANT, NSEC,
-          "time the members' counters were enabled, summed", ENABLED_HELP("summed over the members, dead ones included") },
+          "time the members' counters were enabled, summed",
+          ENABLED_HELP("summed over the members, dead ones included") },
         { CLUSTER_GROUP, 8, "group.time_running", PM_TYPE_U64, INDOM_GROUP, PM_SEM_INSTANT, NSEC,
           "time the members' counters counted, summed", RUNNING_HELP("summed over the members, dead ones included") },
         { CLUSTER_GROUP_COUNTER, 0, "group.counter.value", PM_TYPE_64, INDOM_GROUP_COUNTER, PM_SEM_INSTANT, COUNT,
@@ -127,7 +131,8 @@ const MetricDef metric_defs[] = {
           "status of the counter's event", STATUS_HELP },
 
         { CLUSTER_PMDA, 0, "pmda.bus_calls", PM_TYPE_U64, METRIC_NO_INDOM, PM_SEM_COUNTER, COUNT,
-          "bus calls pmdapmapi made", "Calls pmdapmapi made to pmapid since it started: a fetch costs one for pmapid's state, one "
+          "bus calls pmdapmapi made",
+          "Calls pmdapmapi made to pmapid since it started: a fetch costs one for pmapid's state, one "
           "per page of 1,024 thread contexts or groups, and one per CPU." },
         { CLUSTER_PMDA, 1, "pmda.read_time", PM_TYPE_U64, METRIC_NO_INDOM, PM_SEM_INSTANT, USEC,
           "time the last read of pmapid took", "How long pmdapmapi's last read of pmapid took, in microseconds." },
@@ -146,7 +151,8 @@ static const char *const indom_text[_INDOM_MAX][2] = {
         [INDOM_GROUP_COUNTER] = { "counters of groups",
                                   "Each counting counter of each group: '<group>:<counter> <event>', instance "
                                   "number group * 8 + counter." },
-        [INDOM_CPU] = { "CPUs the system-wide context counts", "The CPUs of the system-wide context (pm_set_program)." },
+        [INDOM_CPU] = { "CPUs the system-wide context counts",
+                        "The CPUs of the system-wide context (pm_set_program)." },
         [INDOM_CPU_COUNTER] = { "counters of the system-wide context's CPUs",
                                 "'<cpu>:<counter> <event>', instance number cpu * 8 + counter." },
 };

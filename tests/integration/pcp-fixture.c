@@ -114,8 +114,8 @@ static void exec_pmcd(const PcpFixture *f) {
         (void) snprintf(logdir, sizeof(logdir), "%s/log", f->dir);
         setenv("PCP_RUN_DIR", run, 1);
         setenv("PCP_LOG_DIR", logdir, 1);
-        execl(config_path("PCP_BINADM_DIR", "/usr/lib/pcp/bin", "/pmcd"), "pmcd", "-f", "-A", "-i", "127.0.0.1", "-p", port, "-s", socket_path, "-c", conf, "-n",
-              pmns, "-l", log, "-x", fatal, (char *) NULL);
+        execl(config_path("PCP_BINADM_DIR", "/usr/lib/pcp/bin", "/pmcd"), "pmcd", "-f", "-A", "-i", "127.0.0.1",
+              "-p", port, "-s", socket_path, "-c", conf, "-n", pmns, "-l", log, "-x", fatal, (char *) NULL);
         _exit(127);
 }
 
@@ -260,7 +260,8 @@ int pcp_fetch_string(PcpFixture *f, const char *metric, int inst, char *buf, siz
         for (int i = 0; i < res->vset[0]->numval; i++) {
                 pmAtomValue atom = {};
                 if (res->vset[0]->vlist[i].inst != inst ||
-                    pmExtractValue(res->vset[0]->valfmt, &res->vset[0]->vlist[i], desc.type, &atom, PM_TYPE_STRING) < 0)
+                    pmExtractValue(res->vset[0]->valfmt, &res->vset[0]->vlist[i], desc.type, &atom,
+                                   PM_TYPE_STRING) < 0)
                         continue;
                 (void) snprintf(buf, size, "%s", atom.cp);
                 free(atom.cp);

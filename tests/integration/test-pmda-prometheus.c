@@ -157,8 +157,9 @@ static int setup(void **state) {
 
         (void) state;
         if (!pcp_available(&why) || access(PMPROXY, X_OK) != 0 || access(PROMETHEUS, X_OK) != 0) {
-                printf("# SKIP %s\n", access(PROMETHEUS, X_OK) != 0 ? "Prometheus is not installed (Debian's prometheus)"
-                                                                   : "pmproxy is not installed (Debian's pcp)");
+                printf("# SKIP %s\n", access(PROMETHEUS, X_OK) != 0 ?
+                                               "Prometheus is not installed (Debian's prometheus)" :
+                                               "pmproxy is not installed (Debian's pcp)");
                 exit(77);
         }
         if (bus_fixture_start(&fixture, NULL) != 0 ||

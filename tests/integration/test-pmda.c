@@ -66,7 +66,8 @@ static void test_thread_values_equal_pmapid(void **state) {
         assert_in_range(d.accu[0], 1000, 1002);
         assert_int_equal(fetch(&pcp, "pmapi.thread.counter.value", t.tids[1] * 8), d.accu[0]);
         assert_int_equal(fetch(&pcp, "pmapi.thread.counter.value", t.tids[1] * 8 + 1), d.accu[1]);
-        assert_int_equal(fetch(&pcp, "pmapi.thread.time_running", t.tids[1]), (int64_t) PM_TB_TO_NS(times.accu_timebase));
+        assert_int_equal(fetch(&pcp, "pmapi.thread.time_running", t.tids[1]),
+                         (int64_t) PM_TB_TO_NS(times.accu_timebase));
         assert_int_equal(fetch(&pcp, "pmapi.thread.time_enabled", t.tids[1]), (int64_t) PM_TB_TO_NS(times.accu_purr));
         assert_int_equal(fetch(&pcp, "pmapi.thread.pid", t.tids[1]), t.pid);
         assert_int_equal(fetch(&pcp, "pmapi.thread.counting", t.tids[1]), 0);

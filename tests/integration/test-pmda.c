@@ -1,6 +1,6 @@
 /* test-pmda.c: pmdapmapi in a real, private pmcd against the test's real pmapid: what PCP clients
- * read (libpcp's pmFetch, pminfo -f, dbpmda) equals what pm_get_data_thread and pm_get_data_group
- * read, counter for counter, for threads that touched known numbers of pages; a group's members
+ * read (libpcp's pmFetch, pminfo -f, a pmlogger archive, dbpmda) equals what pm_get_data_thread
+ * and pm_get_data_group read, counter for counter, for threads that touched known numbers of pages; a group's members
  * and consistency follow AIX's rules; the agent run as nobody sees only nobody's contexts; pmapid
  * gone gives no values (never stale ones), logged once, and the agent reconnects when it is back. */
 #include <setjmp.h>
@@ -169,6 +169,49 @@ static void test_pminfo_prints_what_pmapid_reads(void **state) {
         assert_int_equal(wait_for_context_count(0, 5000), 0);
 }
 
+/* pmlogger archives what the agent serves: every record of the archive holds the count. */
+static void test_pmlogger_archives_what_pmapid_reads(void **state) {
+        char cmd[2048], line[512], want[64];
+        int records = 0, exact = 0;
+        pm_prog_t prog;
+        pm_data_t d;
+        Target t;
+        FILE *f;
+
+        (void) state;
+        assert_int_equal(target_start(&t, &TARGET_ROOT, 1), 0);
+        program(&prog, PM_USER | PM_COUNT);
+        assert_int_equal(pm_set_program_thread(t.pid, t.tids[0], &prog), 0);
+        assert_int_equal(target_touch(&t, 0, 400), 0);
+        assert_int_equal(pm_stop_thread(t.pid, t.tids[0]), 0);
+        assert_int_equal(pm_get_data_thread(t.pid, t.tids[0], &d), 0);
+        assert_in_range(d.accu[0], 400, 402);
+
+        (void) snprintf(cmd, sizeof(cmd), "%s/logger.conf", pcp.dir);
+        f = fopen(cmd, "we");
+        assert_non_null(f);
+        fprintf(f, "log mandatory on 100 msec {\n    pmapi.thread.counter.value\n    pmapi.daemon.up\n}\n");
+        assert_int_equal(fclose(f), 0);
+        (void) snprintf(cmd, sizeof(cmd), "pmlogger -h '%s' -c '%s/logger.conf' -T 0.8sec -l '%s/log/pmlogger.log' "
+                                          "'%s/archive' && pmdumplog '%s/archive'", pcp.host, pcp.dir, pcp.dir, pcp.dir,
+                        pcp.dir);
+        (void) snprintf(want, sizeof(want), "\"%d:0 PM_PAGE_FLT\"] value ", (int) t.tids[0]);
+        f = popen(cmd, "r");
+        assert_non_null(f);
+        while (fgets(line, sizeof(line), f)) {
+                const char *p = strstr(line, want);
+                if (!p)
+                        continue;
+                records++;
+                exact += strtoll(p + strlen(want), NULL, 10) == d.accu[0];
+        }
+        assert_int_equal(pclose(f), 0);
+        assert_true(records >= 3);
+        assert_int_equal(exact, records);
+        target_kill(&t);
+        assert_int_equal(wait_for_context_count(0, 5000), 0);
+}
+
 /* dbpmda talks to the agent alone, as PCP's developers check an agent's descriptors. */
 static void test_dbpmda_reads_the_descriptors(void **state) {
         char script[300], cmd[900], out[8192] = "";
@@ -290,6 +333,7 @@ int main(void) {
                 cmocka_unit_test(test_thread_values_equal_pmapid),
                 cmocka_unit_test(test_group_values_members_and_consistency),
                 cmocka_unit_test(test_pminfo_prints_what_pmapid_reads),
+                cmocka_unit_test(test_pmlogger_archives_what_pmapid_reads),
                 cmocka_unit_test(test_dbpmda_reads_the_descriptors),
                 cmocka_unit_test(test_agent_as_nobody_sees_only_what_nobody_may),
                 cmocka_unit_test(test_pmapid_absent_gives_no_values_then_reconnects),

@@ -3,7 +3,9 @@
  * to 1,024 per call in id order, where a reader would otherwise make two calls per context. A row
  * is in a page exactly when GetData (GetGroupData through one of the group's live members) would
  * answer the caller now: the same access rule and kernel-mode check, applied to each row, with no
- * refusal logged or counted (the caller named no thread). */
+ * refusal logged or counted (the caller named no thread). A call makes at most READ_CHECKS_MAX
+ * access checks (each may read /proc) and says where the next call resumes, so a caller whose
+ * rows are all refused holds pmapid no longer than one who gets a full page. */
 #include <stdlib.h>
 
 #include "access.h"
@@ -14,20 +16,33 @@
 #include "manager-dbus.h"
 
 #define READ_PAGE_MAX 1024
+#define READ_CHECKS_MAX 1024
 
-/* Whether GetData(c->pid, c->tid) would answer caller. */
-static bool may_read_context(Manager *m, const Caller *caller, Context *c, int yama) {
+/* Whether GetData(c->pid, c->tid) would answer caller; *checks counts the access checks made. */
+static bool may_read_context(Manager *m, const Caller *caller, Context *c, int yama, unsigned *checks) {
+        (*checks)++;
         return manager_check_context_access(m, caller, c, yama) >= 0 &&
                manager_check_read(m, caller, &c->program, c->owner_uid) >= 0;
 }
 
-/* Whether GetGroupData through some live member would answer caller. */
-static bool may_read_group(Manager *m, const Caller *caller, Group *g, int yama) {
+/* Whether GetGroupData through some live member would answer caller. Members are judged one per
+ * process (the first live one of it), so a wide group costs a check per process, not per thread. */
+static bool may_read_group(Manager *m, const Caller *caller, Group *g, int yama, unsigned *checks) {
+        g_autoptr(GHashTable) judged = NULL;
+
         if (manager_check_read(m, caller, &g->program, g->owner_uid) < 0)
                 return false;
-        for (size_t i = 0; i < g->n_live; i++)
-                if (manager_check_context_access(m, caller, g->live[i], yama) >= 0)
+        for (size_t i = 0; i < g->n_live; i++) {
+                Context *c = g->live[i];
+                if (judged && g_hash_table_contains(judged, GINT_TO_POINTER(c->pid)))
+                        continue;
+                (*checks)++;
+                if (manager_check_context_access(m, caller, c, yama) >= 0)
                         return true;
+                if (!judged)
+                        judged = g_hash_table_new(NULL, NULL);
+                g_hash_table_add(judged, GINT_TO_POINTER(c->pid));
+        }
         return false;
 }
 
@@ -108,22 +123,27 @@ static gpointer *keys_after(GHashTable *table, uint32_t after, size_t *ret_n) {
         return keys;
 }
 
-typedef int (*RowAppender)(sd_bus_message *reply, Manager *m, const Caller *caller, int yama, gpointer value);
+typedef int (*RowAppender)(sd_bus_message *reply, Manager *m, const Caller *caller, int yama, gpointer value,
+                           unsigned *checks);
 
-static int append_context_row(sd_bus_message *reply, Manager *m, const Caller *caller, int yama, gpointer value) {
-        return may_read_context(m, caller, value, yama) ? append_context(reply, m, value) : 0;
+static int append_context_row(sd_bus_message *reply, Manager *m, const Caller *caller, int yama, gpointer value,
+                              unsigned *checks) {
+        return may_read_context(m, caller, value, yama, checks) ? append_context(reply, m, value) : 0;
 }
 
-static int append_group_row(sd_bus_message *reply, Manager *m, const Caller *caller, int yama, gpointer value) {
-        return may_read_group(m, caller, value, yama) ? append_group(reply, m, value) : 0;
+static int append_group_row(sd_bus_message *reply, Manager *m, const Caller *caller, int yama, gpointer value,
+                            unsigned *checks) {
+        return may_read_group(m, caller, value, yama, checks) ? append_group(reply, m, value) : 0;
 }
 
-/* Reads (after, max), replies (rows, more): the rows of table's entries above after, by key. */
+/* Reads (after, max), replies (rows, more, resume_after): the rows of table's entries above after,
+ * by key, until max rows or READ_CHECKS_MAX checks (the entry that passes it is finished). */
 static int reply_page(sd_bus_message *m, Manager *manager, sd_bus_error *error, GHashTable *table,
                       const char *row_type, RowAppender append) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ gpointer *keys = NULL;
         uint32_t after, max, n_rows = 0;
+        unsigned checks = 0;
         size_t n = 0, i = 0;
         Caller caller;
         int r, yama;
@@ -131,6 +151,9 @@ static int reply_page(sd_bus_message *m, Manager *manager, sd_bus_error *error, 
         r = sd_bus_message_read(m, "uu", &after, &max);
         if (r < 0)
                 return r;
+        if (max == 0)
+                return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "A page of 0 rows reads nothing; ask for 1 to 1024");
         r = manager_bus_caller(m, manager, error, &caller);
         if (r < 0)
                 return r;
@@ -142,14 +165,16 @@ static int reply_page(sd_bus_message *m, Manager *manager, sd_bus_error *error, 
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', row_type);
-        for (; r >= 0 && i < n && n_rows < max; i++) {
-                r = append(reply, manager, &caller, yama, g_hash_table_lookup(table, keys[i]));
+        for (; r >= 0 && i < n && n_rows < max && checks < READ_CHECKS_MAX; i++) {
+                r = append(reply, manager, &caller, yama, g_hash_table_lookup(table, keys[i]), &checks);
                 n_rows += r > 0;
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
+        /* The next page starts after the last entry examined here, row or not. */
         if (r >= 0)
-                r = sd_bus_message_append(reply, "b", (int) (i < n));
+                r = sd_bus_message_append(reply, "bu", (int) (i < n),
+                                          i > 0 ? GPOINTER_TO_UINT(keys[i - 1]) : after);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -157,6 +182,10 @@ static int reply_page(sd_bus_message *m, Manager *manager, sd_bus_error *error, 
 
 int method_read_contexts(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Manager *manager = userdata;
+
+        /* Exits already read by the fork watch are handled first (their contexts released). */
+        if (manager->fork_watch)
+                fork_watch_flush(manager->fork_watch);
         return reply_page(m, manager, error, manager->threads, "(iiubuaiaxtt)", append_context_row);
 }
 

@@ -315,14 +315,22 @@ int manager_check_access(Manager *m, const Caller *caller, pid_t pid, pid_t tid,
 
 int manager_check_context_access(Manager *m, const Caller *caller, const Context *c, int yama_scope) {
         TargetCreds t = { .is_daemon = c->pid == m->self_pid };
+        int r;
 
+        /* First party, and root's verdict, need no credentials of the target; others' come from
+         * /proc under a pin of whatever thread has the context's tid now. */
         if (c->pid == caller->pid)
-                return 0;       /* first party */
-        /* Root's verdict needs no credentials of the target, and no pin: the caller named nothing
-         * that could have been recycled (the context pins its own thread). Others' needs /proc. */
-        if (caller->euid == 0)
-                return access_allowed(access_check(caller, &t, yama_scope)) ? 0 : -EPERM;
-        return manager_check_access(m, caller, c->pid, c->tid, NULL, NULL);
+                r = 0;
+        else if (caller->euid == 0)
+                r = access_allowed(access_check(caller, &t, yama_scope)) ? 0 : -EPERM;
+        else
+                r = manager_check_access(m, caller, c->pid, c->tid, NULL, NULL);
+        /* The context's own thread still lives (its pidfd, or its pidfd inode), so the tid was not
+         * recycled: the thread judged is the context's, and a dead one's counts are not handed on
+         * (GetData answers ESRCH there too). */
+        if (r >= 0 && !context_thread_alive(c))
+                r = -ESRCH;
+        return r;
 }
 
 int manager_get_thread(Manager *m, const Caller *caller, pid_t pid, pid_t tid, Context **ret,

@@ -37,6 +37,9 @@ cleanup() {
         [ "$policy_added" = no ] || rm -f /usr/sbin/policy-rc.d
 }
 trap cleanup EXIT
+# dash runs no EXIT trap for a signal's death: a stray refusing policy-rc.d would block every later
+# service start on the machine.
+trap 'exit 130' INT TERM HUP
 if [ ! -d /run/systemd/system ]; then
         shim=$(mktemp -d)
         printf '#!/bin/sh\nexit 0\n' > "$shim/systemctl"

@@ -5,17 +5,20 @@
 #   scripts/private-pmcd.sh start DIR PMDAPMAPI ADDRESS   -> prints the host spec for pminfo -h
 #   scripts/private-pmcd.sh stop DIR
 set -eu
+usage() { echo "usage: $0 start DIR PMDAPMAPI ADDRESS | stop DIR" >&2; exit 2; }
+[ $# -ge 2 ] || usage
 cmd=$1 dir=$2
 conf() { sed -n "s/^$1=//p" /etc/pcp.conf; }
 case "$cmd" in
 start)
+        [ $# -eq 4 ] || usage
         pmda=$3 address=$4
         mkdir -p "$dir/run" "$dir/log"
         chmod 755 "$dir"
         # pmcd gives up root for the pcp user once its agents run: these stay writable to it.
         chown pcp:pcp "$dir/run" "$dir/log" 2>/dev/null || true
         { printf 'root {\n    pmapi\n}\n\n'; "$pmda" --pmns 190; } > "$dir/pmapi.pmns"
-        "$(conf PCP_BINADM_DIR)/pmnsmerge" -a "$(conf PCP_VAR_DIR)/pmns/root_pmcd" "$dir/pmapi.pmns" "$dir/root.pmns"
+        "$(conf PCP_BINADM_DIR)/pmnsmerge" -f -a "$(conf PCP_VAR_DIR)/pmns/root_pmcd" "$dir/pmapi.pmns" "$dir/root.pmns"
         printf 'pmcd\t2\tdso\tpmcd_init\t%s/pmcd/pmda_pmcd.so\npmapi\t190\tpipe\tbinary\t%s -d 190 -l %s/log/pmapi.log --bus %s\n' \
                 "$(conf PCP_PMDAS_DIR)" "$pmda" "$dir" "$address" > "$dir/pmcd.conf"
         # Any free loopback port: pmcd wants one besides its socket.
@@ -26,17 +29,20 @@ start)
         echo $! > "$dir/pmcd.pid"
         host="unix:$dir/run/pmcd.socket"
         for _ in $(seq 100); do
-                pminfo -h "$host" -f pmapi.daemon.up >/dev/null 2>&1 && break
+                if pminfo -h "$host" -f pmapi.daemon.up >/dev/null 2>&1; then
+                        echo "$host"
+                        exit 0
+                fi
                 sleep 0.05
         done
-        echo "$host"
+        echo "pmcd with pmdapmapi does not answer on $host (logs in $dir/log)" >&2
+        exit 1
         ;;
 stop)
         [ -f "$dir/pmcd.pid" ] && kill "$(cat "$dir/pmcd.pid")" 2>/dev/null || true
         rm -f "$dir/pmcd.pid"
         ;;
 *)
-        echo "usage: $0 start DIR PMDAPMAPI ADDRESS | stop DIR" >&2
-        exit 2
+        usage
         ;;
 esac

@@ -246,12 +246,11 @@ static int read_group_row(sd_bus_message *m, Snapshot *s) {
 
 /* Every page of ReadContexts or ReadGroups: rows come in id order, each page after the last. */
 static int read_pages(sd_bus *bus, uint64_t deadline, Snapshot *s, bool groups) {
-        uint32_t after = 0;
+        uint32_t after = 0, next;
         int more = 1, r;
 
         while (more) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-                size_t before = groups ? s->n_groups : s->n_threads;
                 uint64_t now = now_usec();
 
                 if (now >= deadline)
@@ -267,12 +266,12 @@ static int read_pages(sd_bus *bus, uint64_t deadline, Snapshot *s, bool groups) 
                 if (r >= 0)
                         r = sd_bus_message_exit_container(reply);
                 if (r >= 0)
-                        r = sd_bus_message_read(reply, "b", &more);
+                        r = sd_bus_message_read(reply, "bu", &more, &next);
                 if (r < 0)
                         return r;
-                if ((groups ? s->n_groups : s->n_threads) == before)
-                        break;          /* a page of none: nothing to go on after */
-                after = groups ? s->groups[s->n_groups - 1].id : (uint32_t) s->threads[s->n_threads - 1].tid;
+                if (more && next <= after)
+                        return -EBADMSG;        /* no progress: a pmapid that does not page */
+                after = next;
         }
         /* Sorted, for the PMDA's look-ups by instance (pages come in order already). */
         if (groups)
@@ -409,8 +408,11 @@ int snapshot_read(sd_bus *bus, SnapshotParts parts, uint64_t timeout_usec, Snaps
                       PMAPI_MANAGER_INTERFACE);
         if (r >= 0)
                 r = read_properties(reply, read_health_property, &s->health);
-        if (r >= 0 && (catalog->started_at != s->health.started_at || !catalog->events))
-                r = read_catalog(bus, timeout_usec, catalog, s->health.started_at, &s->calls);
+        if (r >= 0 && (catalog->started_at != s->health.started_at || !catalog->events)) {
+                uint64_t now = now_usec();      /* the catalog gets what is left, not a time-out of its own */
+                r = now < deadline ? read_catalog(bus, deadline - now, catalog, s->health.started_at, &s->calls) :
+                                     -ETIMEDOUT;
+        }
         if (r >= 0 && (parts & SNAPSHOT_THREADS))
                 r = read_pages(bus, deadline, s, /* groups= */ false);
         if (r >= 0 && (parts & SNAPSHOT_GROUPS))

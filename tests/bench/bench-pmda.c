@@ -75,12 +75,12 @@ static long long time_read_contexts(sd_bus *bus) {
                         (void) sd_bus_message_enter_container(reply, 'a', "(iiubuaiaxtt)");
                         while (sd_bus_message_enter_container(reply, 'r', "iiubuaiaxtt") > 0) {
                                 (void) sd_bus_message_read(reply, "ii", &pid, &tid);
-                                after = (uint32_t) tid;
                                 (void) sd_bus_message_skip(reply, "ubuaiaxtt");
                                 (void) sd_bus_message_exit_container(reply);
                         }
                         (void) sd_bus_message_exit_container(reply);
-                        (void) sd_bus_message_read(reply, "b", &more);
+                        if (sd_bus_message_read(reply, "bu", &more, &after) < 0)
+                                more = 0;
                         sd_bus_message_unref(reply);
                 }
                 t[i] = bench_now_ns() - s;

@@ -1,10 +1,12 @@
 /* test-bulk-read.c: the Manager's ReadContexts and ReadGroups (what pmdapmapi reads with), against
  * the real pmapid: each row equals what GetData and GetGroupData give for it; pages follow tids and
- * ids, with 'more' true exactly while rows remain; as root every context, and as nobody a context
+ * ids, each page resuming after the last id the one before examined; as root every context, and as nobody a context
  * is a row exactly when GetData would answer nobody (its own threads, not root's; not root's
  * kernel-mode counts of events it may not see in kernel mode, at paranoid 2 and 3); hostile pages
- * (max 0, after the last id, a wrong signature) get empty pages or an error, and pmapid serves on. */
+ * (max 0, after the last id, a wrong signature) get empty pages or an error, and pmapid serves on;
+ * a caller refused every row is stopped after 1,024 checks per call and told where to resume. */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,8 +44,10 @@ typedef struct Row {
         uint64_t enabled, running;
 } Row;
 
-/* One page: its rows into rows[*n...], more into *ret_more. 0, or the bus error's negative errno. */
-static int read_page(sd_bus *bus, bool groups, uint32_t after, uint32_t max, Row *rows, size_t *n, int *ret_more) {
+/* One page: its rows into rows[*n...], more and resume_after into *ret_more and *ret_resume. 0, or
+ * the bus error's negative errno. */
+static int read_page(sd_bus *bus, bool groups, uint32_t after, uint32_t max, Row *rows, size_t *n, int *ret_more,
+                     uint32_t *ret_resume) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *row = groups ? "uiuiubaiaxtt" : "iiubuaiaxtt";
         char array[32];
@@ -87,14 +91,15 @@ static int read_page(sd_bus *bus, bool groups, uint32_t after, uint32_t max, Row
         if (r >= 0)
                 r = sd_bus_message_exit_container(reply);
         if (r >= 0)
-                r = sd_bus_message_read(reply, "b", ret_more);
+                r = sd_bus_message_read(reply, "bu", ret_more, ret_resume);
         return r < 0 ? r : 0;
 }
 
-/* Every page, max rows at a time. Returns the number of rows, or -1. */
+/* Every page, max rows at a time, each after the last one's resume_after. Returns the number of
+ * rows, or -1 (also when a page does not move on, or rows come out of order). */
 static int read_all(bool groups, uint32_t max, Row *rows) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        uint32_t after = 0;
+        uint32_t after = 0, resume;
         size_t n = 0;
         int more = 1;
 
@@ -102,11 +107,13 @@ static int read_all(bool groups, uint32_t max, Row *rows) {
                 return -1;
         while (more) {
                 size_t before = n;
-                if (read_page(bus, groups, after, max, rows, &n, &more) < 0 || n - before > max)
+                if (read_page(bus, groups, after, max, rows, &n, &more, &resume) < 0 || n - before > max)
                         return -1;
-                if (n == before)
-                        break;
-                after = (uint32_t) rows[n - 1].tid;
+                if (n > before && ((uint32_t) rows[before].tid <= after || (uint32_t) rows[n - 1].tid > resume))
+                        return -1;
+                if (more && resume <= after)
+                        return -1;
+                after = resume;
         }
         return (int) n;
 }
@@ -286,6 +293,7 @@ static void test_hostile_pages(void **state) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         Row rows[MAX_ROWS];
         pm_prog_t prog;
+        uint32_t resume = 0;
         size_t n = 0;
         int more = -1;
         Target t;
@@ -295,20 +303,21 @@ static void test_hostile_pages(void **state) {
         program(&prog, PM_USER | PM_COUNT);
         assert_int_equal(pm_set_program_thread(t.pid, t.tids[0], &prog), 0);
         assert_int_equal(sd_bus_open_system(&bus), 0);
-        /* max 0: no row, and rows remain. */
-        assert_int_equal(read_page(bus, false, 0, 0, rows, &n, &more), 0);
-        assert_int_equal(n, 0);
-        assert_true(more);
+        /* max 0 would read nothing and never move on: refused. */
+        assert_int_equal(read_page(bus, false, 0, 0, rows, &n, &more, &resume), -EINVAL);
+        assert_int_equal(read_page(bus, true, 0, 0, rows, &n, &more, &resume), -EINVAL);
         /* After the last tid: nothing, and nothing more. */
-        assert_int_equal(read_page(bus, false, UINT32_MAX, 1024, rows, &n, &more), 0);
+        assert_int_equal(read_page(bus, false, UINT32_MAX, 1024, rows, &n, &more, &resume), 0);
         assert_int_equal(n, 0);
         assert_false(more);
-        assert_int_equal(read_page(bus, true, UINT32_MAX, UINT32_MAX, rows, &n, &more), 0);
+        assert_int_equal(resume, UINT32_MAX);
+        assert_int_equal(read_page(bus, true, UINT32_MAX, UINT32_MAX, rows, &n, &more, &resume), 0);
         assert_false(more);
-        /* A huge max is 1,024: one row here. */
-        assert_int_equal(read_page(bus, false, 0, UINT32_MAX, rows, &n, &more), 0);
+        /* A huge max is 1,024: one row here, and it is where the next page would resume. */
+        assert_int_equal(read_page(bus, false, 0, UINT32_MAX, rows, &n, &more, &resume), 0);
         assert_int_equal(n, 1);
         assert_false(more);
+        assert_int_equal(resume, (uint32_t) t.tids[0]);
         /* A wrong signature: an error, and pmapid serves on. */
         assert_true(sd_bus_call_method(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
                                        "ReadContexts", &error, NULL, "s", "x") < 0);
@@ -317,6 +326,81 @@ static void test_hostile_pages(void **state) {
                                             "Ping", NULL, NULL, NULL), 1);
         target_kill(&t);
         assert_int_equal(wait_for_context_count(0, 5000), 0);
+}
+
+/* Root's 1,100 contexts, every one refused to nobody: a call stops after 1,024 checks with no row
+ * and says where to resume, so nobody holds pmapid no longer than a full page would. */
+#define N_REFUSED 1100
+static pthread_mutex_t parked_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t parked_changed = PTHREAD_COND_INITIALIZER;
+static int n_parked;
+static bool released;
+
+static void *parked(void *arg) {
+        (void) arg;
+        pthread_mutex_lock(&parked_lock);
+        n_parked++;
+        pthread_cond_broadcast(&parked_changed);
+        while (!released)
+                pthread_cond_wait(&parked_changed, &parked_lock);
+        pthread_mutex_unlock(&parked_lock);
+        return NULL;
+}
+
+static int refused_pages_body(void *arg) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        Row rows[MAX_ROWS];
+        uint32_t resume = 0, after = 0;
+        int more = 1, pages = 0;
+        size_t n = 0;
+
+        (void) arg;
+        CHECK(sd_bus_open_system(&bus) >= 0);
+        CHECK(read_page(bus, false, 0, 1024, rows, &n, &more, &resume) == 0);
+        CHECK(n == 0 && more && resume > 0);
+        /* Paging on reaches the end with no row of root's: only this process's own thread, which
+         * inherited the context at fork and is first party here, as GetData would say. */
+        for (after = resume; more && pages < 10; pages++, after = resume)
+                CHECK(read_page(bus, false, after, 1024, rows, &n, &more, &resume) == 0 && resume > after);
+        CHECK(!more);
+        for (size_t i = 0; i < n; i++)
+                CHECK(rows[i].pid == getpid());
+        return 0;
+}
+
+static void test_refused_rows_cost_no_more_than_a_page(void **state) {
+        pthread_t threads[N_REFUSED];
+        pthread_attr_t attr;
+        pm_prog_t prog;
+        int created = 0;
+
+        (void) state;
+        program(&prog, PM_USER | PM_COUNT);
+        prog.events[1] = COUNT_NOTHING;
+        assert_int_equal(pm_set_program_mythread(&prog), 0);
+        n_parked = 0;
+        released = false;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 64 * 1024);
+        for (; created < N_REFUSED - 1; created++)
+                assert_int_equal(pthread_create(&threads[created], &attr, parked, NULL), 0);
+        pthread_attr_destroy(&attr);
+        pthread_mutex_lock(&parked_lock);
+        while (n_parked < created)
+                pthread_cond_wait(&parked_changed, &parked_lock);
+        pthread_mutex_unlock(&parked_lock);
+        assert_int_equal(wait_for_context_count(N_REFUSED, 10000), 0);
+
+        assert_int_equal(run_as_nobody(refused_pages_body, NULL), 0);
+
+        pthread_mutex_lock(&parked_lock);
+        released = true;
+        pthread_cond_broadcast(&parked_changed);
+        pthread_mutex_unlock(&parked_lock);
+        for (int i = 0; i < created; i++)
+                (void) pthread_join(threads[i], NULL);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+        assert_int_equal(wait_for_context_count(0, 10000), 0);
 }
 
 static int setup(void **state) {
@@ -346,6 +430,7 @@ int main(void) {
                 cmocka_unit_test(test_groups_equal_getgroupdata),
                 cmocka_unit_test(test_nobody_reads_what_getdata_answers_it),
                 cmocka_unit_test(test_hostile_pages),
+                cmocka_unit_test(test_refused_rows_cost_no_more_than_a_page),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

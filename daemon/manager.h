@@ -112,8 +112,8 @@ int manager_adopt(Manager *m, Context *c);
 int manager_check_access(Manager *m, const Caller *caller, pid_t pid, pid_t tid, int *ret_pidfd,
                          AccessVerdict *ret_refusal);
 /* The same verdict for the thread of a context pmapid holds (a bulk read: pmapid names the thread,
- * not the caller), with Yama's scope read once by the caller, and only while the context's own
- * thread lives: 0 if allowed, or -EPERM, -ESRCH. */
+ * not the caller), with Yama's scope read once by the caller, and for others than root only while
+ * the context's own thread lives: 0 if allowed, or -EPERM, -ESRCH. */
 int manager_check_context_access(Manager *m, const Caller *caller, const Context *c, int yama_scope);
 /* May caller read the counts of c? A context counting kernel mode is read only by its owner and by
  * callers the kernel would let count it themselves: -EACCES otherwise. */

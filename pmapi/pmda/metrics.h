@@ -49,7 +49,6 @@ typedef struct MetricDef {
 typedef struct PmdaStats {
         uint64_t bus_calls, failures;
         uint64_t last_read_usec;
-        bool up;                        /* pmapid answered the last refresh */
 } PmdaStats;
 
 extern const MetricDef metric_defs[];

@@ -72,12 +72,10 @@ static void refresh(SnapshotParts parts) {
                         pmNotifyErr(LOG_WARNING, "pmapid does not answer on %s (%s): no values until it does",
                                     bus_address ? bus_address : "the system bus", strerror(-r));
                 outage_logged = true;
-                stats.up = false;
         } else {
                 if (outage_logged)
                         pmNotifyErr(LOG_INFO, "pmapid %s answers again", s->health.version ? s->health.version : "");
                 outage_logged = false;
-                stats.up = true;
                 stats.bus_calls += s->calls;
                 snapshot = s;
         }

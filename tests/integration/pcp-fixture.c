@@ -208,15 +208,20 @@ static int lookup(PcpFixture *f, const char *metric, pmID *ret_pmid, pmDesc *ret
         return r < 0 ? r : 0;
 }
 
+/* One pmFetch of metric: its result (the caller frees it) and descriptor, or the PCP error. */
+static int fetch_metric(PcpFixture *f, const char *metric, pmDesc *ret_desc, pmResult **ret) {
+        pmID pmid;
+        int r = lookup(f, metric, &pmid, ret_desc);
+
+        return r < 0 ? r : pmFetch(1, &pmid, ret);
+}
+
 int pcp_fetch(PcpFixture *f, const char *metric, int *ret_inst, int64_t *ret_values, int max) {
         pmResult *res = NULL;
         pmDesc desc;
-        pmID pmid;
         int r, n;
 
-        r = lookup(f, metric, &pmid, &desc);
-        if (r >= 0)
-                r = pmFetch(1, &pmid, &res);
+        r = fetch_metric(f, metric, &desc, &res);
         if (r < 0)
                 return r;
         n = res->vset[0]->numval;
@@ -248,12 +253,9 @@ int pcp_fetch_one(PcpFixture *f, const char *metric, int inst, int64_t *ret) {
 int pcp_fetch_string(PcpFixture *f, const char *metric, int inst, char *buf, size_t size) {
         pmResult *res = NULL;
         pmDesc desc;
-        pmID pmid;
         int r;
 
-        r = lookup(f, metric, &pmid, &desc);
-        if (r >= 0)
-                r = pmFetch(1, &pmid, &res);
+        r = fetch_metric(f, metric, &desc, &res);
         if (r < 0)
                 return r;
         r = res->vset[0]->numval < 0 ? res->vset[0]->numval : 1;

@@ -5,8 +5,6 @@
  * bus call, no context). Each context costs the agent two pipelined bus calls (its GetData and its
  * object's Events); "per context" is (fetch - daemon.up) / N. Prints numbers; asserts only that
  * every context's value came back. */
-#include <pthread.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,27 +16,12 @@
 #include "bus-fixture.h"
 #include "pcp-fixture.h"
 #include "pmapi.h"
+#include "thread-park.h"
 #include "workload.h"
 
 #define N_FETCHES 30
 #define N_WARM 5
 #define MAX_CONTEXTS 1000
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
-static int n_ready;
-static bool released;
-
-static void *parked(void *arg) {
-        (void) arg;
-        pthread_mutex_lock(&lock);
-        n_ready++;
-        pthread_cond_broadcast(&changed);
-        while (!released)
-                pthread_cond_wait(&changed, &lock);
-        pthread_mutex_unlock(&lock);
-        return NULL;
-}
 
 /* The median ns of one fetch of metric; *ret_values the values of the last one. */
 static long long time_fetch(PcpFixture *pcp, const char *metric, int *ret_values) {
@@ -90,10 +73,9 @@ static long long time_read_contexts(sd_bus *bus) {
 
 /* One row: n contexts (this thread and n - 1 threads that inherit its program). 0 or -1. */
 static int measure(PcpFixture *pcp, sd_bus *bus, const pm_prog_t *prog, int n) {
-        pthread_t threads[MAX_CONTEXTS];
-        pthread_attr_t attr;
+        ThreadPark park;
         pm_prog_t p = *prog;
-        int created = 0, n_values = 0, n_floor, n_up, r = -1;
+        int n_values = 0, n_floor, n_up, r = -1;
         long long floor_ns, up_ns, fetch_ns;
         long long read_ns;
 
@@ -101,19 +83,7 @@ static int measure(PcpFixture *pcp, sd_bus *bus, const pm_prog_t *prog, int n) {
                 fprintf(stderr, "pm_set_program_mythread failed\n");
                 return -1;
         }
-        n_ready = 0;
-        released = false;
-        pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, 64 * 1024);
-        for (; created < n - 1; created++)
-                if (pthread_create(&threads[created], &attr, parked, NULL) != 0)
-                        break;
-        pthread_attr_destroy(&attr);
-        pthread_mutex_lock(&lock);
-        while (n_ready < created)
-                pthread_cond_wait(&changed, &lock);
-        pthread_mutex_unlock(&lock);
-        if (created == n - 1 && wait_for_context_count((unsigned) n, 10000) == 0) {
+        if (thread_park_start(&park, n - 1) == 0 && wait_for_context_count((unsigned) n, 10000) == 0) {
                 floor_ns = time_fetch(pcp, "pmcd.numagents", &n_floor);
                 up_ns = time_fetch(pcp, "pmapi.daemon.up", &n_up);
                 fetch_ns = time_fetch(pcp, "pmapi.thread.counter.value", &n_values);
@@ -125,13 +95,9 @@ static int measure(PcpFixture *pcp, sd_bus *bus, const pm_prog_t *prog, int n) {
                 if (r < 0)
                         fprintf(stderr, "%d values for %d contexts\n", n_values, n);
         } else
-                fprintf(stderr, "only %d of %d threads, or pmapid did not count %d contexts\n", created, n - 1, n);
-        pthread_mutex_lock(&lock);
-        released = true;
-        pthread_cond_broadcast(&changed);
-        pthread_mutex_unlock(&lock);
-        for (int i = 0; i < created; i++)
-                (void) pthread_join(threads[i], NULL);
+                fprintf(stderr, "only %d of %d threads, or pmapid did not count %d contexts\n", park.n_created, n - 1,
+                        n);
+        thread_park_release(&park);
         if (pm_delete_program_mythread() != 0 || wait_for_context_count(0, 10000) != 0) {
                 fprintf(stderr, "contexts left after %d\n", n);
                 r = -1;

@@ -6,7 +6,6 @@
  * (max 0, after the last id, a wrong signature) get empty pages or an error, and pmapid serves on;
  * a caller refused every row is stopped after 1,024 checks per call and told where to resume. */
 #include <errno.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +24,7 @@
 #include "paranoid.h"
 #include "pmapi.h"
 #include "target.h"
+#include "thread-park.h"
 #include "workload.h"
 
 #define NOBODY 65534
@@ -331,22 +331,6 @@ static void test_hostile_pages(void **state) {
 /* Root's 1,100 contexts, every one refused to nobody: a call stops after 1,024 checks with no row
  * and says where to resume, so nobody holds pmapid no longer than a full page would. */
 #define N_REFUSED 1100
-static pthread_mutex_t parked_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t parked_changed = PTHREAD_COND_INITIALIZER;
-static int n_parked;
-static bool released;
-
-static void *parked(void *arg) {
-        (void) arg;
-        pthread_mutex_lock(&parked_lock);
-        n_parked++;
-        pthread_cond_broadcast(&parked_changed);
-        while (!released)
-                pthread_cond_wait(&parked_changed, &parked_lock);
-        pthread_mutex_unlock(&parked_lock);
-        return NULL;
-}
-
 static int refused_pages_body(void *arg) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         Row rows[MAX_ROWS];
@@ -369,36 +353,19 @@ static int refused_pages_body(void *arg) {
 }
 
 static void test_refused_rows_cost_no_more_than_a_page(void **state) {
-        pthread_t threads[N_REFUSED];
-        pthread_attr_t attr;
+        ThreadPark park;
         pm_prog_t prog;
-        int created = 0;
 
         (void) state;
         program(&prog, PM_USER | PM_COUNT);
         prog.events[1] = COUNT_NOTHING;
         assert_int_equal(pm_set_program_mythread(&prog), 0);
-        n_parked = 0;
-        released = false;
-        pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, 64 * 1024);
-        for (; created < N_REFUSED - 1; created++)
-                assert_int_equal(pthread_create(&threads[created], &attr, parked, NULL), 0);
-        pthread_attr_destroy(&attr);
-        pthread_mutex_lock(&parked_lock);
-        while (n_parked < created)
-                pthread_cond_wait(&parked_changed, &parked_lock);
-        pthread_mutex_unlock(&parked_lock);
+        assert_int_equal(thread_park_start(&park, N_REFUSED - 1), 0);
         assert_int_equal(wait_for_context_count(N_REFUSED, 10000), 0);
 
         assert_int_equal(run_as_nobody(refused_pages_body, NULL), 0);
 
-        pthread_mutex_lock(&parked_lock);
-        released = true;
-        pthread_cond_broadcast(&parked_changed);
-        pthread_mutex_unlock(&parked_lock);
-        for (int i = 0; i < created; i++)
-                (void) pthread_join(threads[i], NULL);
+        thread_park_release(&park);
         assert_int_equal(pm_delete_program_mythread(), 0);
         assert_int_equal(wait_for_context_count(0, 10000), 0);
 }

@@ -103,6 +103,10 @@ static const struct {
                                     "No event on Linux is thresholdable; clear the threshold bits" },
         [PROGRAM_HYPERVISOR]    = { PMAPI_ERROR_HYPERVISOR,
                                     "Hypervisor-mode counting is not supported on Linux" },
+        [PROGRAM_FOREIGN_LAYOUT] = { PMAPI_ERROR_FOREIGN_MODE_LAYOUT,
+                                    "The mode word has bits in the threshold field and neither user nor kernel "
+                                    "mode: it looks byte-swapped, or built from a copy of AIX's big-endian "
+                                    "pm_mode_t; use <pmapi.h>'s pm_mode_t or PM_USER, PM_KERNEL, PM_COUNT..." },
         [PROGRAM_UNKNOWN_GROUP] = { PMAPI_ERROR_UNKNOWN_GROUP,
                                     "Event group %d (mode.b.is_group, events[0]) is not one GetGroups lists on "
                                     "this machine (POWER group ids such as 137 or 186-195 do not exist on Linux); "

@@ -59,20 +59,21 @@ int event_table_load_groups(EventTable *t, const EventGroupDef *defs, size_t n_d
                         group.events[n] = e->id;
                 }
                 if (!missing && n > t->n_counters) {
-                        log_info("Event group %d (%s) not offered: %zu events, %u counters.", defs[g].id,
-                                 defs[g].short_name, n, t->n_counters);
+                        log_info("Event group '%s' not offered: %zu events, %u counters.", defs[g].short_name, n,
+                                 t->n_counters);
                         continue;
                 }
                 if (missing) {
-                        log_debug("Event group %d (%s) not offered: %s is not in the catalog.", defs[g].id,
-                                  defs[g].short_name, missing);
+                        log_debug("Event group '%s' not offered: %s is not in the catalog.", defs[g].short_name,
+                                  missing);
                         continue;
                 }
                 if (probe && !group_opens_here(t, group.events, n)) {
-                        log_info("Event group %d (%s) not offered: its events do not fit on the PMU together.",
-                                 defs[g].id, defs[g].short_name);
+                        log_info("Event group '%s' not offered: its events do not fit on the PMU together.",
+                                 defs[g].short_name);
                         continue;
                 }
+                group.id = (int) t->n_groups;
                 t->groups[t->n_groups++] = group;
         }
         return 0;
@@ -83,8 +84,6 @@ bool event_table_has_metric(const EventTable *t, const MetricDef *m) {
 }
 
 const EventGroup *event_table_find_group(const EventTable *t, int id) {
-        for (size_t i = 0; i < t->n_groups; i++)
-                if (t->groups[i].def->id == id)
-                        return &t->groups[i];
-        return NULL;
+        /* AIX's numbering: a group id is an index, and anything outside 0..maxgroups-1 is no group. */
+        return id >= 0 && (size_t) id < t->n_groups ? &t->groups[id] : NULL;
 }

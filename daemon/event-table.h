@@ -42,8 +42,15 @@ extern const EventTableSource event_source_cpu_families;
 extern const EventTableSource *const event_sources[];
 extern const size_t n_event_sources;
 
-/* Ids given to libpfm4 events that no curated row names; status unverified. */
-#define EVENT_ID_EXTRA_BASE 1000
+/* Catalog ids. AIX's event ids are indices into a POWER processor's per-counter tables, numbers
+ * below a thousand, and AIX programs hard-code them (IPM's POWER3 table asks for 5, 3, 2, 1...).
+ * Ours start far above any of them, so that such a program gets PM_EEVENT instead of counting one
+ * of our events under a POWER name. A curated row's id is EVENT_ID(n), n < 1000, stable across
+ * machines and releases. */
+#define EVENT_ID_BASE 100000
+#define EVENT_ID(n) (EVENT_ID_BASE + (n))
+/* Ids given to libpfm4 events that no curated row names, in libpfm4's order; status unverified. */
+#define EVENT_ID_EXTRA_BASE EVENT_ID(1000)
 
 typedef struct Event {
         int id;
@@ -57,8 +64,7 @@ typedef struct Event {
 
 /* One predefined event group (daemon/events/groups.c): AIX's groups for mode.b.is_group. */
 typedef struct EventGroupDef {
-        int id;                         /* stable; the table keeps ids unique and increasing */
-        const char *short_name;         /* pm_faults */
+        const char *short_name;         /* pm_faults: unique, the same on every machine */
         const char *long_name;
         const char *description;
         const char *events[MAX_COUNTERS];       /* curated short names in counter order, then NULL */
@@ -84,6 +90,7 @@ extern const size_t n_metric_defs;
 
 /* A group the catalog offers: every event in it, and (when probed) all open as one perf group. */
 typedef struct EventGroup {
+        int id;                         /* its index in EventTable.groups: dense from 0, per machine */
         const EventGroupDef *def;
         int32_t events[MAX_COUNTERS];   /* catalog ids in counter order, COUNT_NOTHING after */
 } EventGroup;
@@ -95,7 +102,7 @@ typedef struct EventTable {
         unsigned n_counters;            /* pm_init's maxpmcs: the CPU PMU's general and fixed
                                          * counters (libpfm4), at most MAX_COUNTERS; MAX_COUNTERS
                                          * where no CPU PMU is reachable (software events) */
-        EventGroup *groups;             /* ordered by id */
+        EventGroup *groups;             /* groups[i].id == i */
         size_t n_groups;
 } EventTable;
 
@@ -114,7 +121,7 @@ const Event *event_table_find(const EventTable *t, int id);
 const Event *event_table_find_name(const EventTable *t, const char *short_name);
 
 /* The groups of defs whose events are all in t, and with probe, open together on the calling thread
- * as one perf group (event-groups.c). */
+ * as one perf group (event-groups.c), numbered from 0 in the order of defs. */
 int event_table_load_groups(EventTable *t, const EventGroupDef *defs, size_t n_defs, bool probe);
 const EventGroup *event_table_find_group(const EventTable *t, int id);
 /* Whether every event m names is in t. */

@@ -60,7 +60,7 @@ int method_get_groups(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 
                 r = sd_bus_message_open_container(reply, 'r', "isssai");
                 if (r >= 0)
-                        r = sd_bus_message_append(reply, "isss", g->def->id, g->def->short_name, g->def->long_name,
+                        r = sd_bus_message_append(reply, "isss", g->id, g->def->short_name, g->def->long_name,
                                                   g->def->description);
                 if (r >= 0)
                         r = sd_bus_message_append_array(reply, 'i', g->events, sizeof(g->events));

@@ -10,6 +10,7 @@
  * other (proctree follows new threads and processes, no_inherit and a process group do not). */
 #include <string.h>
 
+#include "mode-layout.h"
 #include "program.h"
 
 #define MODE_THRESHOLD_BITS  (0xfc000000u | 0x2000000u | 0x400000u)    /* threshold, thresh_res, thresh_hres */
@@ -43,6 +44,9 @@ static ProgramError program_check(const Program *p, const EventTable *t, uint32_
         int32_t events[MAX_COUNTERS];
         size_t n_used = 0;
 
+        /* Before the threshold check: such a word's threshold bits are its user or count bits. */
+        if (mode_layout_foreign(p->mode))
+                return PROGRAM_FOREIGN_LAYOUT;
         if (p->mode & MODE_THRESHOLD_BITS)
                 return PROGRAM_THRESHOLD;
         if (p->mode & MODE_HYPERVISOR_BIT)

@@ -42,6 +42,7 @@ typedef enum ProgramError {
         PROGRAM_CONFLICTING_MODE,       /* proctree with no_inherit, or with a process group */
         PROGRAM_THRESHOLD,
         PROGRAM_HYPERVISOR,
+        PROGRAM_FOREIGN_LAYOUT,         /* a mode word built for another bit-field layout (mode-layout.h) */
         PROGRAM_UNKNOWN_GROUP,          /* is_group with a group id the catalog does not offer */
         PROGRAM_NO_EVENTS,              /* every counter is COUNT_NOTHING */
         PROGRAM_BAD_SLICE,              /* a multi-set slice outside PM_MX_SLICE_MIN..MAX ms */

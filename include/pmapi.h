@@ -29,6 +29,31 @@ extern "C" {
 
 #define PM_CURRENT         (-1)         /* pm_initialize(): the running processor */
 
+/* Processor types: pm_initialize()'s proctype and what pm_get_procindex() returns, with AIX's
+ * values. On Linux the running processor is PM_LINUX_PERF (pm_initialize(3)): pm_initialize() with
+ * PM_CURRENT or PM_LINUX_PERF initializes the library, and a POWER or PowerPC type is PM_EPROCTYPE
+ * (pmapi cannot describe a processor it does not run on). */
+#define PM_PowerPC604      0
+#define PM_PowerPC604e     1
+#define PM_RS64_II         2
+#define PM_POWER3          3
+#define PM_RS64_III        4
+#define PM_POWER3_II       5
+#define PM_POWER4          6
+#define PM_MPC7450         7
+#define PM_POWER4_II       8
+#define PM_POWER5          9
+#define PM_PowerPC970      10
+#define PM_POWER5_II       11
+#define PM_POWER6          12
+#define PM_PowerPC970MP    13
+#define PM_POWERCOMPAT     14
+#define PM_POWER7          15
+#define PM_POWER8          16           /* AIX 7.2 names it; the value is inferred from the order */
+#define PM_POWER9          17           /* likewise */
+#define PM_MAXPROCTYPE     PM_POWER9
+#define PM_LINUX_PERF      256          /* Linux extension: the running processor, as perf_event sees it */
+
 /* Mode word values (pm_mode_t.w). */
 #define PM_PROCTREE        0x01
 #define PM_COUNT           0x02
@@ -179,7 +204,8 @@ typedef struct {
         char *description;
 } pm_groups_t;
 
-/* Linux has no predefined event groups yet: maxgroups is 0 and event_groups NULL. */
+/* The predefined event groups of this machine (pmlist -g), numbered from 0 as on AIX:
+ * event_groups[i].group_id == i for every i < maxgroups, whatever the status filter. */
 typedef struct {
         int          maxgroups;
         pm_groups_t *event_groups;
@@ -304,8 +330,8 @@ typedef struct {
 } pm_data_mx_t;
 
 /* Error codes: positive, returned by every call, explained by pm_error(). 59 and 85 keep the
- * values AIX code in the wild tests for; 13 is left unused because old PAPI code reads it as
- * "context exists". */
+ * values AIX code in the wild tests for; 13 is "context exists" too, answered only on request
+ * (PM_EEXIST_AIX5 below). */
 #define PM_ENOTINIT        1    /* pm_init()/pm_initialize(PM_CURRENT) has not been called */
 #define PM_EFILTER         2    /* the filter selects no status */
 #define PM_EPROCTYPE       3    /* proctype is not PM_CURRENT */
@@ -354,15 +380,23 @@ typedef struct {
 #define PM_EMXSETS         39   /* no set, more than pmapid's maximum, or a NULL set array */
 #define PM_EMXMODE         40   /* _mm: the sets disagree on the proctree, count, process or
                                    no_inherit bit */
-#define PM_EEXIST          59   /* the thread already has a context */
+/* A mode word built for another bit-field layout: byte-swapped, or from a private copy of AIX's
+ * big-endian pm_mode_t declaration (its user, kernel and count bits land in the threshold field). */
+#define PM_EMODELAYOUT     41
+/* The thread already has a context. 59 as AIX 7 answers (OpenJ9 tests it); with the environment
+ * variable PMAPI_EEXIST=13 the library answers 13 instead, the number old PAPI AIX substrates
+ * test (pm_set_program_mythread(3)). */
+#define PM_EEXIST_AIX5     13
+#define PM_EEXIST          59
 #define PM_ENOTSTARTED     85   /* counting was never started (reserved: stop is idempotent) */
 
 int   pm_init(int filter, pm_info_t *pminfo, ...);      /* 3rd arg pm_groups_info_t *, read only
                                                            when filter has PM_GET_GROUPS */
 int   pm_initialize(int filter, pm_info2_t *pminfo, pm_groups_info_t *pmgroups, int proctype);
-void  pm_error(char *where, int error);
-char *pm_strerror(char *where, int error);
+void  pm_error(const char *where, int error);
+char *pm_strerror(const char *where, int error);
 double pm_cycles(void);                                 /* nominal processor speed in Hz; 0.0 if unknown */
+int   pm_get_procindex(void);                           /* the running processor: PM_LINUX_PERF */
 
 /* System scope: one context per online CPU, owned by one process at a time (pm_set_program(3)). */
 int pm_set_program(pm_prog_t *prog);            /* root, or PM_PROCTREE: the caller and its descendants */

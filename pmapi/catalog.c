@@ -5,6 +5,7 @@
 
 #include "catalog.h"
 #include "macro.h"
+#include "mode-layout.h"
 
 static int entry_cmp(const void *a, const void *b) {
         const CatalogEntry *x = a, *y = b;
@@ -107,27 +108,18 @@ int catalog_new(const char *processor, int n_counters, const CatalogEntry *entri
         return 0;
 }
 
-static bool catalog_has(const Catalog *c, int id) {
-        CatalogEntry key = { .id = id };
-
-        return bsearch(&key, c->entries, c->n_entries, sizeof(CatalogEntry), entry_cmp) != NULL;
-}
-
 int catalog_set_groups(Catalog *c, const CatalogGroup *l, size_t n) {
         pm_groups_t *groups = calloc(n + 1, sizeof(pm_groups_t));
         size_t kept = 0;
 
         if (!groups)
                 return -ENOMEM;
+        /* Every group, whatever the filter: AIX clients index event_groups by group id (IPM reads
+         * event_groups[186], PAPI sizes its map by it), so a group the filter dropped would shift
+         * every later one. pmapid numbers them from 0, in the order it sends them. */
         for (size_t i = 0; i < n; i++) {
                 pm_groups_t *g = &groups[kept];
-                bool usable = true;
 
-                for (int k = 0; k < MAX_COUNTERS; k++)
-                        if (l[i].events[k] != COUNT_NOTHING && !catalog_has(c, l[i].events[k]))
-                                usable = false;
-                if (!usable)
-                        continue;       /* an event the filter left out: the group could not be counted */
                 g->group_id = l[i].id;
                 g->events = malloc(sizeof(int) * MAX_COUNTERS);
                 g->short_name = strdup(l[i].short_name);
@@ -210,6 +202,8 @@ int catalog_check_program(const pm_prog_t *prog) {
         pthread_mutex_lock(&installed_lock);
         if (!installed)
                 r = PM_ENOTINIT;
+        else if (mode_layout_foreign((uint32_t) prog->mode.w))
+                r = PM_EMODELAYOUT;     /* its events may be a group id too: say what is wrong first */
         /* With is_group, events[0] is a group id and the other counters are ignored (AIX; libmpihpm
          * leaves them 0): pmapid judges the group, not an event list. */
         for (int k = 0; r == 0 && !prog->mode.b.is_group && k < MAX_COUNTERS; k++)

@@ -27,8 +27,8 @@ typedef struct Catalog {
         pm_events_t *lists1[MAX_COUNTERS];
         pm_events2_t *events2;
         pm_events2_t *lists2[MAX_COUNTERS];
-        /* What pm_groups_info_t points into: the groups pmapid offers whose every event passed the
-         * filter (an application may count them all), each owning its events and names. */
+        /* What pm_groups_info_t points into: every group pmapid offers, whatever the filter
+         * (event_groups[i].group_id == i), each owning its events and names. */
         pm_groups_t *groups;
         size_t n_groups;
 } Catalog;
@@ -47,7 +47,7 @@ typedef struct CatalogGroup {
 int catalog_new(const char *processor, int n_counters, const CatalogEntry *entries, size_t n, int filter,
                 Catalog **ret);
 Catalog *catalog_free(Catalog *c);
-/* Keeps the groups of l whose events are all in c (copied); replaces any kept before. */
+/* Keeps every group of l, in its order (copied); replaces any kept before. */
 int catalog_set_groups(Catalog *c, const CatalogGroup *l, size_t n);
 void catalog_fill_groups(const Catalog *c, pm_groups_info_t *groups);
 void catalog_fill_info(Catalog *c, pm_info_t *info);
@@ -59,6 +59,7 @@ pm_status_t catalog_status2(int status);
  * initialized when it is set. Earlier catalogs stay allocated, since the application may still
  * hold pointers into them. */
 void catalog_install(Catalog *c);
-/* Returns 0 or PM_ENOTINIT; checks every counter of prog against the installed catalog. */
+/* Returns 0, PM_ENOTINIT, PM_EMODELAYOUT (mode-layout.h) or PM_EEVENT: checks every counter of prog
+ * against the installed catalog. */
 int catalog_check_program(const pm_prog_t *prog);
 bool catalog_is_installed(void);

@@ -1,5 +1,6 @@
 /* error-map.c: bus error -> AIX code (codes: include/pmapi.h). Names not listed map to PM_EDAEMON;
  * tests/unit/test-error-map.c checks that every name in bus-names.h is listed. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bus-names.h"
@@ -43,6 +44,7 @@ static const struct {
         { PMAPI_ERROR_BAD_SLICE,                PM_EMXSLICE },
         { PMAPI_ERROR_BAD_SETS,                 PM_EMXSETS },
         { PMAPI_ERROR_SET_MODES_DISAGREE,       PM_EMXMODE },
+        { PMAPI_ERROR_FOREIGN_MODE_LAYOUT,      PM_EMODELAYOUT },
         /* The broker's own answers when pmapid is absent or gone. */
         { SD_BUS_ERROR_SERVICE_UNKNOWN,         PM_ENODAEMON },
         { SD_BUS_ERROR_NAME_HAS_NO_OWNER,       PM_ENODAEMON },
@@ -65,11 +67,22 @@ int error_map_from_errno(int r) {
         return r == -ENOMEM ? PM_ENOMEM : PM_ENODAEMON;      /* no bus, no socket, timeout, reset */
 }
 
+/* AIX answered "context exists" with 13 in the releases old PAPI AIX substrates were written for,
+ * and with 59 in AIX 7, which OpenJ9 tests: one process can have the number its client code retries
+ * on (pm_set_program_mythread(3)). Read at each error, so a test can switch it; never on success. */
+static int eexist_code(void) {
+        const char *v = getenv("PMAPI_EEXIST");
+
+        return v && strcmp(v, "13") == 0 ? PM_EEXIST_AIX5 : PM_EEXIST;
+}
+
 int error_map_from_bus(const sd_bus_error *error, int r) {
         int code;
 
         if (!sd_bus_error_is_set(error))
                 return error_map_from_errno(r);
         code = error_map_lookup(error->name);
+        if (code == PM_EEXIST)
+                return eexist_code();
         return code ? code : PM_EDAEMON;
 }

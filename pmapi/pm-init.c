@@ -1,5 +1,5 @@
 /* pm-init.c: pm_init() and pm_initialize(): fetch pmapid's event catalog, filter it by status and
- * hand it to the application. */
+ * hand it to the application; pm_get_procindex(), the processor type they describe. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -173,7 +173,10 @@ int pm_initialize(int filter, pm_info2_t *pminfo, pm_groups_info_t *pmgroups, in
 
         if (!pminfo || !pmgroups)
                 return PM_EFAULT;
-        if (proctype != PM_CURRENT)
+        /* The running processor, named either way (PAPI passes the type itself, not PM_CURRENT, so
+         * that a second call initializes too). Another type would only describe a processor this
+         * machine is not: pmapi has no tables for one. */
+        if (proctype != PM_CURRENT && proctype != pm_get_procindex())
                 return PM_EPROCTYPE;
         r = load(filter, true, true, &c);
         if (r != 0)
@@ -181,4 +184,10 @@ int pm_initialize(int filter, pm_info2_t *pminfo, pm_groups_info_t *pmgroups, in
         catalog_fill_info2(c, pminfo);
         catalog_fill_groups(c, pmgroups);
         return 0;
+}
+
+int pm_get_procindex(void) {
+        /* Whatever the CPU, pmapi sees it through perf_event and libpfm4, never as a POWER type: a
+         * client's switch over AIX's types takes its default branch, as on an unknown processor. */
+        return PM_LINUX_PERF;
 }

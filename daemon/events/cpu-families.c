@@ -8,19 +8,19 @@
 #include "event-table.h"
 
 static const EventDef rows[] = {
-        { 120, "PM_LD_CMPL", "MEM_INST_RETIRED:ALL_LOADS",
+        { EVENT_ID(120), "PM_LD_CMPL", "MEM_INST_RETIRED:ALL_LOADS",
           "Load instructions completed (Intel: retired; AMD: dispatched to the load/store unit; Arm: "
           "architecturally executed, or speculatively where the core has no retired count).",
           PM_UNVERIFIED, NULL, false, { "LS_DISPATCH:LD_DISPATCH", "LD_RETIRED", "LD_SPEC" } },
-        { 121, "PM_ST_CMPL", "MEM_INST_RETIRED:ALL_STORES",
+        { EVENT_ID(121), "PM_ST_CMPL", "MEM_INST_RETIRED:ALL_STORES",
           "Store instructions completed (Intel: retired; AMD: dispatched to the load/store unit; Arm: "
           "architecturally executed, or speculatively where the core has no retired count).",
           PM_UNVERIFIED, NULL, false, { "LS_DISPATCH:STORE_DISPATCH", "ST_RETIRED", "ST_SPEC" } },
-        { 122, "PM_LD_MISS_L3", "MEM_LOAD_RETIRED:L3_MISS",
+        { EVENT_ID(122), "PM_LD_MISS_L3", "MEM_LOAD_RETIRED:L3_MISS",
           "Loads that missed the last-level cache (Intel: retired load uops missing L3; Arm: last-level "
           "cache read misses).",
           PM_UNVERIFIED, NULL, false, { "MEM_LOAD_UOPS_RETIRED:L3_MISS", "LL_CACHE_MISS_RD" } },
-        { 123, "PM_CMPLU_STALL", "CYCLE_ACTIVITY:STALLS_TOTAL",
+        { EVENT_ID(123), "PM_CMPLU_STALL", "CYCLE_ACTIVITY:STALLS_TOTAL",
           "Cycles in which nothing executed (Intel: total execution stalls; Arm: no operation issued "
           "because of the back end).",
           PM_UNVERIFIED, NULL, false, { "STALL_BACKEND" } },

@@ -29,6 +29,7 @@
 #define PMAPI_ERROR_THRESHOLD           PMAPI_ERROR_PREFIX "ThresholdNotSupported"
 #define PMAPI_ERROR_HYPERVISOR          PMAPI_ERROR_PREFIX "HypervisorNotSupported"
 #define PMAPI_ERROR_UNKNOWN_GROUP       PMAPI_ERROR_PREFIX "UnknownEventGroup"
+#define PMAPI_ERROR_FOREIGN_MODE_LAYOUT PMAPI_ERROR_PREFIX "ForeignModeLayout"
 #define PMAPI_ERROR_OPEN_FAILED         PMAPI_ERROR_PREFIX "OpenFailed"
 #define PMAPI_ERROR_NO_MEMORY           PMAPI_ERROR_PREFIX "NoMemory"
 /* Refusals of the access rule (daemon/access.h), one per reason a caller can act on. */

@@ -119,7 +119,7 @@ static int make_group(pm_prog_t *prog) {
         int r;
 
         r = pm_set_program_mygroup(prog);
-        if (r == PM_EEXIST) {
+        if (r == PM_EEXIST || r == PM_EEXIST_AIX5) {
                 fputs("pmcount: this thread is counted already (pmcount inside pmcount, or a program "
                       "that counts itself?)\n", stderr);
                 return TOOL_EXIT_OWN;

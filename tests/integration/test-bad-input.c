@@ -52,11 +52,14 @@ static void test_init_arguments_are_checked(void **state) {
         assert_int_equal(pm_initialize(PM_VERIFIED, NULL, &groups, PM_CURRENT), PM_EFAULT);
         assert_int_equal(pm_initialize(PM_VERIFIED, &info2, NULL, PM_CURRENT), PM_EFAULT);
 
-        /* Only groups of verified events: pm_sched (PM_MAJOR_FLT keeps pm_faults out). */
+        /* Every group whatever the filter, numbered from 0: pm_faults (which has the unverified
+         * PM_MAJOR_FLT) stays group 0, pm_sched group 1. */
         assert_int_equal(pm_init(PM_VERIFIED | PM_GET_GROUPS, &info, &groups), 0);
-        assert_int_equal(groups.maxgroups, 1);
+        assert_true(groups.maxgroups >= 2);
         assert_non_null(groups.event_groups);
-        assert_int_equal(groups.event_groups[0].group_id, 2);
+        assert_int_equal(groups.event_groups[0].group_id, 0);
+        assert_int_equal(groups.event_groups[1].group_id, 1);
+        assert_string_equal(groups.event_groups[1].short_name, "pm_sched");
         assert_int_equal(info.maxpmcs, MAX_COUNTERS);
         page_faults_id = find_event_id(&info, "PM_PAGE_FLT");
         assert_true(page_faults_id > 0);
@@ -274,12 +277,12 @@ static void test_malformed_bus_calls_get_errors_and_daemon_keeps_serving(void **
         static const struct { const char *args; const char *expected; } cases[] = {
                 { "org.pmapi.PerfMon1.Manager SetProgram s hello", "Invalid" },
                 { "org.pmapi.PerfMon1.Manager SetProgram iiiai 1 1 4 9 1 2 3 4 5 6 7 8 9", "At most 8 events" },
-                { "org.pmapi.PerfMon1.Manager SetProgram iiiai -5 -5 4 1 2", "not a live thread" },
-                { "org.pmapi.PerfMon1.Manager SetProgram iiiai 0 0 2147483647 1 2", "thresholdable" },
+                { "org.pmapi.PerfMon1.Manager SetProgram iiiai -5 -5 4 1 100002", "not a live thread" },
+                { "org.pmapi.PerfMon1.Manager SetProgram iiiai 0 0 2147483647 1 100002", "thresholdable" },
                 { "org.pmapi.PerfMon1.Manager GetData ii 2147483647 -2147483648", "not a live thread" },
                 { "org.pmapi.PerfMon1.Manager GetData ss a b", "Invalid" },
                 { "org.pmapi.PerfMon1.Manager SetSystemProgram iai 2 9 1 2 3 4 5 6 7 8 9", "At most 8 events" },
-                { "org.pmapi.PerfMon1.Manager SetSystemProgram iai 16 1 2", "bits this scope" },
+                { "org.pmapi.PerfMon1.Manager SetSystemProgram iai 16 1 100002", "bits this scope" },
                 { "org.pmapi.PerfMon1.Manager SetSystemProgram s x", "Invalid" },
                 { "org.pmapi.PerfMon1.Manager GetSystemData", "no system-wide context" },
                 { "org.pmapi.PerfMon1.Manager GetCpuData ub 4294967295 true", "no system-wide context" },
@@ -288,7 +291,7 @@ static void test_malformed_bus_calls_get_errors_and_daemon_keeps_serving(void **
                 { "org.pmapi.PerfMon1.Manager ListCgroups sb /no/such/cgroup/here false", "No cgroup" },
                 { "org.pmapi.PerfMon1.Manager ListCgroups sb '' true", "not a cgroup path" },
                 { "org.pmapi.PerfMon1.Manager ListCgroups s /", "Invalid" },
-                { "org.pmapi.PerfMon1.Manager SetCgroupProgram tiai 4611686018427387904 2 1 2", "No such cgroup" },
+                { "org.pmapi.PerfMon1.Manager SetCgroupProgram tiai 4611686018427387904 2 1 100002", "No such cgroup" },
                 { "org.pmapi.PerfMon1.Manager SetCgroupProgram tiai 1 2 9 1 2 3 4 5 6 7 8 9", "At most 8 events" },
                 { "org.pmapi.PerfMon1.Manager GetCgroupData t 1", "does not count cgroup 1" },
                 { "org.pmapi.PerfMon1.Manager GetCgroupCpuData tub 1 4294967295 true", "does not count" },

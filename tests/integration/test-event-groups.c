@@ -1,6 +1,7 @@
 /* test-event-groups.c: predefined event groups (AIX pm_init(PM_GET_GROUPS), mode.b.is_group)
- * through the real pmapid: the software groups are listed with their events, and only where the
- * caller's filter keeps every event; a program naming a group counts the group's events (pages
+ * through the real pmapid: the software groups are listed with their events, numbered from 0 as AIX
+ * numbers them (event_groups[i].group_id == i, whatever the filter); a program naming a group
+ * counts the group's events (pages
  * touched → page faults, exactly) in the thread, group, system and multiplexed scopes, as root and
  * as nobody, and gives the group back from get_program; an id the machine does not offer is
  * PM_EGROUPS everywhere, with pmapid serving on. */
@@ -14,12 +15,13 @@
 #include <cmocka.h>
 
 #include "bus-fixture.h"
+#include "macro.h"
 #include "pmapi.h"
 #include "workload.h"
 
 #define ALL_STATUSES (PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT)
-#define GROUP_FAULTS 1
-#define GROUP_SCHED 2
+#define GROUP_FAULTS 0                  /* the software groups come first on every machine */
+#define GROUP_SCHED 1
 #define PAGES 1500
 
 static BusFixture fixture;
@@ -60,11 +62,17 @@ static void test_groups_are_listed_with_their_events(void **state) {
         assert_non_null(g);
         assert_int_equal(g->events[1], find_event_id(&info, "PM_CTX_SW"));
         assert_null(find_group(&groups, 99));
-        /* Only groups every event of which the filter keeps: PM_MAJOR_FLT is not verified. */
+        /* AIX's numbering: the index is the id, from 0, with no gap. */
+        for (int i = 0; i < groups.maxgroups; i++)
+                assert_int_equal(groups.event_groups[i].group_id, i);
+        /* The same list whatever the filter, or the ids would shift: pm_faults has an unverified
+         * event (PM_MAJOR_FLT), yet stays group 0 under PM_VERIFIED. */
         assert_int_equal(pm_init(PM_VERIFIED | PM_GET_GROUPS, &info, &verified), 0);
-        assert_null(find_group(&verified, GROUP_FAULTS));
-        assert_non_null(find_group(&verified, GROUP_SCHED));
-        assert_true(verified.maxgroups < groups.maxgroups);
+        assert_int_equal(verified.maxgroups, groups.maxgroups);
+        for (int i = 0; i < verified.maxgroups; i++) {
+                assert_int_equal(verified.event_groups[i].group_id, i);
+                assert_string_equal(verified.event_groups[i].short_name, groups.event_groups[i].short_name);
+        }
         /* pm_initialize fills them too; pm_init without PM_GET_GROUPS reads no third argument. */
         memset(&groups, 0xff, sizeof(groups));
         assert_int_equal(pm_initialize(ALL_STATUSES, &info2, &groups, PM_CURRENT), 0);
@@ -168,10 +176,14 @@ static void test_unknown_group_is_refused_everywhere(void **state) {
         char text[512];
 
         (void) state;
-        assert_int_equal(pm_init(ALL_STATUSES, &info), 0);
-        for (int id = 0; id < 3; id++) {
-                static const int bad[] = { 99, 137, -1 };      /* none; a POWER group; not an id */
+        pm_groups_info_t groups;
+        int bad[5] = { 99, 137, -1, 0, 0 };   /* none; a POWER group; not an id; then the two below */
 
+        assert_int_equal(pm_init(ALL_STATUSES | PM_GET_GROUPS, &info, &groups), 0);
+        bad[3] = groups.maxgroups;              /* one past the last */
+        bad[4] = find_event_id(&info, "PM_PAGE_FLT");   /* an event id where a group id belongs */
+        assert_true(bad[4] >= groups.maxgroups);
+        for (size_t id = 0; id < ELEMENTSOF(bad); id++) {
                 group_program(&prog, PM_USER, bad[id]);
                 sets[0] = prog;
                 assert_int_equal(pm_set_program_mythread(&prog), PM_EGROUPS);

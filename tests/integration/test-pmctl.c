@@ -150,8 +150,8 @@ static void test_program_shows_events_by_counter_mode_and_state(void **state) {
 }
 
 /* A group program (mode.b.is_group, the group's id in events[0]) counts the group's events: pmctl
- * names them, counter by counter, where the program's words say only "id 1" (PM_TASK_CLOCK's id).
- * pmctl set cannot make one, so this test's own thread sets it on the target: group 1, pm_faults. */
+ * names them, counter by counter, where the program's words say only "id 0". pmctl set cannot make
+ * one, so this test's own thread sets it on the target: group 0, pm_faults. */
 static void test_group_program_shows_the_groups_events(void **state) {
         static const char *const names[] = { "PM_PAGE_FLT", "PM_MINOR_FLT", "PM_MAJOR_FLT" };
         g_autoptr(JsonNode) root = NULL, data = NULL;
@@ -166,7 +166,7 @@ static void test_group_program_shows_the_groups_events(void **state) {
         for (int i = 0; i < MAX_COUNTERS; i++)
                 prog.events[i] = COUNT_NOTHING;
         prog.mode.b.is_group = 1;
-        prog.events[0] = 1;
+        prog.events[0] = 0;
         assert_int_equal(pm_set_program_thread(PID, WORKER, &prog), 0);
         tool_target_touch(PAGES);
 

@@ -329,8 +329,8 @@ static const struct {
         int id;
         const char *name, *events;
 } known_groups[] = {
-        { 1, "pm_faults", "PM_PAGE_FLT,PM_MINOR_FLT,PM_MAJOR_FLT" },
-        { 2, "pm_sched", "PM_TASK_CLOCK,PM_CTX_SW,PM_CPU_MIGR" },
+        { 0, "pm_faults", "PM_PAGE_FLT,PM_MINOR_FLT,PM_MAJOR_FLT" },       /* from 0, as AIX */
+        { 1, "pm_sched", "PM_TASK_CLOCK,PM_CTX_SW,PM_CPU_MIGR" },
 };
 
 /* The short name of event id in pm_init's list for counter c; fails the test if it is not there. */
@@ -369,6 +369,8 @@ static void test_groups_list_what_pm_init_returns(void **state) {
         (void) state;
         assert_int_equal(pm_init(ALL_STATUSES | PM_GET_GROUPS, &ginfo, &groups), 0);
         assert_true(groups.maxgroups >= 2);
+        for (int i = 0; i < groups.maxgroups; i++)
+                assert_int_equal(groups.event_groups[i].group_id, i);
         for (int i = 0; i < groups.maxgroups; i++)
                 for (size_t k = 0; k < sizeof(known_groups) / sizeof(known_groups[0]); k++)
                         if (groups.event_groups[i].group_id == known_groups[k].id) {
@@ -434,14 +436,14 @@ static void test_groups_list_what_pm_init_returns(void **state) {
         tool_run_done(&run);
 
         /* One group by id, whichever way it is written; -1 (AIX) is every group. */
-        for (const char *const *arg = (const char *const[]) { "-g 2", "-g2", "--groups=2", NULL }; *arg; arg++) {
+        for (const char *const *arg = (const char *const[]) { "-g 1", "-g1", "--groups=1", NULL }; *arg; arg++) {
                 CsvTable t;
 
                 pmlist_ok(&run, "--csv %s", *arg);
                 t = csv_parse(run.out);
                 assert_int_equal(t.n_rows, 2);
                 assert_string_equal(t.rows[0][2], "events");
-                assert_string_equal(t.rows[1][0], "2");
+                assert_string_equal(t.rows[1][0], "1");
                 assert_string_equal(t.rows[1][1], "pm_sched");
                 assert_string_equal(t.rows[1][2], "PM_TASK_CLOCK,PM_CTX_SW,PM_CPU_MIGR");
                 csv_free(&t);
@@ -450,8 +452,19 @@ static void test_groups_list_what_pm_init_returns(void **state) {
         pmlist_ok(&run, "-n -g -1");
         assert_int_equal(count_lines(run.out), (size_t) groups.maxgroups);
         tool_run_done(&run);
+        /* Group 0 is a group, not "no group". */
+        pmlist_ok(&run, "--csv -g 0");
+        {
+                CsvTable t = csv_parse(run.out);
 
-        /* -f: the groups whose every event has a status it names, as pm_init keeps them. */
+                assert_int_equal(t.n_rows, 2);
+                assert_string_equal(t.rows[1][0], "0");
+                assert_string_equal(t.rows[1][1], "pm_faults");
+                csv_free(&t);
+        }
+        tool_run_done(&run);
+
+        /* -f: the groups as pm_init gives them under that filter: every one, at its id. */
         assert_int_equal(pm_init(PM_VERIFIED | PM_GET_GROUPS, &ginfo, &groups), 0);
         pmlist_ok(&run, "--csv -g -f v");
         {

@@ -1,7 +1,7 @@
 /* test-tool-groups.c: the predefined event groups (-g, AIX hpmcount's and hpmstat's) of pmcount and
- * pmstat against a real pmapid. pmcount -g 1, pm_faults, on thread-pages: each worker's page faults
+ * pmstat against a real pmapid. pmcount -g 0, pm_faults, on thread-pages: each worker's page faults
  * as with -e, all of them minor, named by the group's events and the group named in each form.
- * pmstat -g 2, pm_sched: its events counted and named in JSON and text; -g 1: the page faults of a
+ * pmstat -g 1, pm_sched: its events counted and named in JSON and text; -g 0: the page faults of a
  * command's tree in CSV, the group named in each form. pmctl's view of a group program is
  * test-pmctl.c's. */
 #include <setjmp.h>
@@ -39,7 +39,7 @@
 
 static BusFixture fixture;
 
-/* pmcount -g 1, pm_faults: PM_PAGE_FLT, PM_MINOR_FLT, PM_MAJOR_FLT on counters 0-2. A worker's fresh
+/* pmcount -g 0, pm_faults: PM_PAGE_FLT, PM_MINOR_FLT, PM_MAJOR_FLT on counters 0-2. A worker's fresh
  * anonymous pages are its known page count of faults, every one minor; the rows add up to each total. */
 static void test_pmcount_group_counts_its_events_and_names_the_group(void **state) {
         static const char *const names[] = { "PM_PAGE_FLT", "PM_MINOR_FLT", "PM_MAJOR_FLT" };
@@ -53,13 +53,13 @@ static void test_pmcount_group_counts_its_events_and_names_the_group(void **stat
 
         (void) state;
         assert_int_equal(pm_init(PM_VERIFIED | PM_CAVEAT | PM_UNVERIFIED, &info), 0);
-        tool_runf(&run, 0, NULL, PMCOUNT, "-g 1 --per-thread --json -- %s " WORKLOAD_ARGS, THREAD_PAGES);
+        tool_runf(&run, 0, NULL, PMCOUNT, "-g 0 --per-thread --json -- %s " WORKLOAD_ARGS, THREAD_PAGES);
         assert_int_equal(run.status, 0);
         root = parse_json(run.err);
         doc = json_node_get_object(root);
         group = json_object_get_object_member(doc, "group");
         assert_non_null(group);
-        assert_int_equal(json_object_get_int_member(group, "id"), 1);
+        assert_int_equal(json_object_get_int_member(group, "id"), 0);
         assert_string_equal(json_object_get_string_member(group, "name"), "pm_faults");
         events = json_object_get_array_member(doc, "events");
         assert_int_equal(json_array_get_length(events), 3);
@@ -95,26 +95,26 @@ static void test_pmcount_group_counts_its_events_and_names_the_group(void **stat
                 assert_int_equal(json_object_get_int_member(json_array_get_object_element(events, c), "count"), sum[c]);
 
         /* Text and CSV name the group and its events too. */
-        tool_runf(&run, 0, NULL, PMCOUNT, "-g 1 -- %s 1 10 1", THREAD_PAGES);
+        tool_runf(&run, 0, NULL, PMCOUNT, "-g 0 -- %s 1 10 1", THREAD_PAGES);
         assert_int_equal(run.status, 0);
         printf("%s", run.err);
-        assert_non_null(strstr(run.err, "\nEvent group:    1 pm_faults\n"));
+        assert_non_null(strstr(run.err, "\nEvent group:    0 pm_faults\n"));
         for (int c = 0; c < 3; c++)
                 assert_non_null(strstr(run.err, names[c]));
-        tool_runf(&run, 0, NULL, PMCOUNT, "-g 1 --csv -- /bin/true");
+        tool_runf(&run, 0, NULL, PMCOUNT, "-g 0 --csv -- /bin/true");
         assert_int_equal(run.status, 0);
-        assert_non_null(strstr(run.err, "\nevent_group,,,,,id,,1,,,\nevent_group,,,,,name,,pm_faults,,,\n"));
+        assert_non_null(strstr(run.err, "\nevent_group,,,,,id,,0,,,\nevent_group,,,,,name,,pm_faults,,,\n"));
         assert_non_null(strstr(run.err, "\nevent,,,,,PM_MAJOR_FLT,"));
 }
 
-/* pmstat -g 2 (pm_sched) and -g 1 (pm_faults): the group's events on counters 0-2, named, and
+/* pmstat -g 1 (pm_sched) and -g 0 (pm_faults): the group's events on counters 0-2, named, and
  * counting. */
 static void test_pmstat_group_counts_its_events_and_names_the_group(void **state) {
         static const char *const sched[] = { "PM_TASK_CLOCK", "PM_CTX_SW", "PM_CPU_MIGR" };
-        static const char *const tree[] = { "--proctree", "--json", "-g", "2", "-I", "100", "--", "sh", "-c",
+        static const char *const tree[] = { "--proctree", "--json", "-g", "1", "-I", "100", "--", "sh", "-c",
                                             "sleep 0.1; sleep 0.1", NULL };
-        static const char *const text[] = { "-g", "2", "-I", "100", "1", NULL };
-        const char *faults[] = { "--proctree", "--csv", "-g", "1", "--", getenv("PMAPI_TOUCH_PAGES"), "1000", NULL };
+        static const char *const text[] = { "-g", "1", "-I", "100", "1", NULL };
+        const char *faults[] = { "--proctree", "--csv", "-g", "0", "--", getenv("PMAPI_TOUCH_PAGES"), "1000", NULL };
         g_autoptr(JsonNode) root = NULL;
         g_auto(GStrv) lines = NULL;
         JsonObject *doc, *group, *total;
@@ -130,7 +130,7 @@ static void test_pmstat_group_counts_its_events_and_names_the_group(void **state
         doc = json_node_get_object(root);
         group = json_object_get_object_member(doc, "group");
         assert_non_null(group);
-        assert_int_equal(json_object_get_int_member(group, "id"), 2);
+        assert_int_equal(json_object_get_int_member(group, "id"), 1);
         assert_string_equal(json_object_get_string_member(group, "name"), "pm_sched");
         events = json_object_get_array_member(doc, "events");
         assert_int_equal(json_array_get_length(events), 3);
@@ -143,7 +143,7 @@ static void test_pmstat_group_counts_its_events_and_names_the_group(void **state
         pmstat_check_intervals(json_object_get_array_member(doc, "intervals"), "PM_CTX_SW", 0, &on_cpu,
                                &others);
         total = json_object_get_object_member(json_object_get_object_member(doc, "run"), "total");
-        printf("# -g 2, two sleeps: %" G_GINT64_FORMAT " ns task clock, %" G_GINT64_FORMAT " switches, %"
+        printf("# -g 1, two sleeps: %" G_GINT64_FORMAT " ns task clock, %" G_GINT64_FORMAT " switches, %"
                G_GINT64_FORMAT " migrations\n", json_object_get_int_member(total, "PM_TASK_CLOCK"),
                json_object_get_int_member(total, "PM_CTX_SW"), json_object_get_int_member(total, "PM_CPU_MIGR"));
         assert_true(json_object_get_int_member(total, "PM_TASK_CLOCK") > 0);
@@ -155,7 +155,7 @@ static void test_pmstat_group_counts_its_events_and_names_the_group(void **state
         assert_int_equal(run.status, 0);
         printf("%s", run.out);
         lines = g_strsplit(run.out, "\n", -1);
-        assert_string_equal(lines[0], "pmstat: every process, user and kernel mode, event group 2 (pm_sched), "
+        assert_string_equal(lines[0], "pmstat: every process, user and kernel mode, event group 1 (pm_sched), "
                                       "1 interval of 100 ms");
         for (int i = 0; lines[i]; i++)
                 if (strncmp(lines[i], "CPU ", 4) == 0)
@@ -174,9 +174,9 @@ static void test_pmstat_group_counts_its_events_and_names_the_group(void **state
         assert_string_equal(rows[0][8], "PM_MAJOR_FLT");
         for (char ***r = rows + 1; *r; r++) {
                 assert_string_equal((*r)[4], "pm_faults");
-                assert_string_equal((*r)[5], "1");
+                assert_string_equal((*r)[5], "0");
                 if (strcmp((*r)[0], "run") == 0 && strcmp((*r)[2], "total") == 0) {
-                        printf("# -g 1, 1000 pages: %s page faults, %s minor, %s major\n", (*r)[6], (*r)[7], (*r)[8]);
+                        printf("# -g 0, 1000 pages: %s page faults, %s minor, %s major\n", (*r)[6], (*r)[7], (*r)[8]);
                         assert_in_range(atoll((*r)[6]), 1000, 1000 + EXEC_SLACK);
                         assert_in_range(atoll((*r)[7]) + atoll((*r)[8]), 1000, atoll((*r)[6]));
                 }

@@ -22,8 +22,8 @@ static Context *member(int mode) {
 
         for (int i = 0; i < MAX_COUNTERS; i++)
                 p.events[i] = COUNT_NOTHING;
-        p.events[0] = 2;        /* PM_PAGE_FLT */
-        p.events[1] = 1;        /* PM_TASK_CLOCK */
+        p.events[0] = EVENT_ID(2);        /* PM_PAGE_FLT */
+        p.events[1] = EVENT_ID(1);        /* PM_TASK_CLOCK */
         assert_int_equal(context_new(&counter_backend_fake, table, 100, 100, 0, &p, -1, &c), 0);
         return c;
 }
@@ -34,8 +34,8 @@ static Group *group_of(int mode) {
 
         for (int i = 0; i < MAX_COUNTERS; i++)
                 p.events[i] = COUNT_NOTHING;
-        p.events[0] = 2;
-        p.events[1] = 1;
+        p.events[0] = EVENT_ID(2);
+        p.events[1] = EVENT_ID(1);
         assert_int_equal(group_new(1, 100, 0, &p, false, &g), 0);
         return g;
 }

@@ -284,13 +284,14 @@ static void test_reinstall_applies_new_filter_and_keeps_old_catalog(void **state
         assert_string_equal(old_info.list_events[0][1].short_name, "PM_PAGE_FLT");
 }
 
-/* pm_init(PM_GET_GROUPS) lists only the groups whose every event passed the filter, with copies
- * of pmapid's names and events; a second set replaces the first. */
-static void test_groups_keep_only_those_the_filter_allows(void **state) {
+/* pm_init(PM_GET_GROUPS) lists every group pmapid offers whatever the filter, so that
+ * event_groups[i].group_id == i as AIX clients expect (a group of an unverified event stays at its
+ * place under PM_VERIFIED), with copies of pmapid's names and events; a second set replaces the
+ * first. */
+static void test_groups_are_all_listed_at_their_index(void **state) {
         static const CatalogGroup groups[] = {
-                { 1, "pm_faults", "Page faults", "faults", { 2, 6, -1, -1, -1, -1, -1, -1 } },
-                { 2, "pm_sched", "Scheduling", "sched", { 1, 7, -1, -1, -1, -1, -1, -1 } },
-                { 3, "pm_gone", "Gone", "an event pmapid never sent", { 1, 12345, -1, -1, -1, -1, -1, -1 } },
+                { 0, "pm_faults", "Page faults", "faults", { 2, 6, -1, -1, -1, -1, -1, -1 } },
+                { 1, "pm_sched", "Scheduling", "sched", { 1, 7, -1, -1, -1, -1, -1, -1 } },
         };
         Catalog *c = new_catalog(N_COUNTERS, PM_VERIFIED | PM_CAVEAT);
         pm_groups_info_t g = { -1, NULL };
@@ -298,19 +299,21 @@ static void test_groups_keep_only_those_the_filter_allows(void **state) {
         (void) state;
         assert_int_equal(catalog_set_groups(c, groups, ELEMENTSOF(groups)), 0);
         catalog_fill_groups(c, &g);
-        assert_int_equal(g.maxgroups, 1);       /* PM_MAJOR_FLT (unverified) is filtered out */
-        assert_int_equal(g.event_groups[0].group_id, 2);
-        assert_string_equal(g.event_groups[0].short_name, "pm_sched");
-        assert_ptr_not_equal(g.event_groups[0].short_name, groups[1].short_name);
-        assert_int_equal(g.event_groups[0].events[1], 7);
-        assert_int_equal(g.event_groups[0].events[2], COUNT_NOTHING);
+        assert_int_equal(g.maxgroups, 2);       /* PM_MAJOR_FLT (unverified) does not drop pm_faults */
+        for (int i = 0; i < g.maxgroups; i++)
+                assert_int_equal(g.event_groups[i].group_id, i);
+        assert_string_equal(g.event_groups[1].short_name, "pm_sched");
+        assert_ptr_not_equal(g.event_groups[1].short_name, groups[1].short_name);
+        assert_int_equal(g.event_groups[1].events[1], 7);
+        assert_int_equal(g.event_groups[1].events[2], COUNT_NOTHING);
+        assert_int_equal(g.event_groups[0].events[1], 6);
         catalog_free(c);
         c = new_catalog(N_COUNTERS, PM_VERIFIED | PM_CAVEAT | PM_UNVERIFIED);
         assert_int_equal(catalog_set_groups(c, groups, ELEMENTSOF(groups)), 0);
         assert_int_equal(catalog_set_groups(c, groups, 1), 0);
         catalog_fill_groups(c, &g);
         assert_int_equal(g.maxgroups, 1);
-        assert_int_equal(g.event_groups[0].group_id, 1);
+        assert_int_equal(g.event_groups[0].group_id, 0);
         assert_int_equal(catalog_set_groups(c, groups, 0), 0);
         catalog_fill_groups(c, &g);
         assert_int_equal(g.maxgroups, 0);
@@ -335,7 +338,7 @@ int main(void) {
                 cmocka_unit_test(test_allows_only_listed_ids_on_existing_counters),
                 cmocka_unit_test(test_check_program_against_installed_catalog),
                 cmocka_unit_test(test_reinstall_applies_new_filter_and_keeps_old_catalog),
-                cmocka_unit_test(test_groups_keep_only_those_the_filter_allows),
+                cmocka_unit_test(test_groups_are_all_listed_at_their_index),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

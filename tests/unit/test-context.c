@@ -112,7 +112,7 @@ static void test_counting_at_reports_the_state_at_a_past_time(void **state) {
         uint64_t t_off, t_on, t_off_again;
         Context *c;
 
-        p.events[0] = 2;
+        p.events[0] = EVENT_ID(2);
         c = new_context(state, &p);
         t_off = mono_ns();
         assert_false(context_counting_at(c, t_off));
@@ -143,7 +143,7 @@ static void test_new_without_count_bit_does_not_count(void **state) {
         Program p = program_with(PM_USER);
         Context *c;
 
-        p.events[0] = 2;
+        p.events[0] = EVENT_ID(2);
         c = new_context(state, &p);
         assert_false(c->counting);
         assert_int_equal(read_one(c, 0), 0);
@@ -156,7 +156,7 @@ static void test_new_with_count_bit_counts_at_once(void **state) {
         Program p = program_with(PM_USER | PM_COUNT);
         Context *c;
 
-        p.events[0] = 2;
+        p.events[0] = EVENT_ID(2);
         c = new_context(state, &p);
         assert_true(c->counting);
         assert_int_equal(read_one(c, 0), 0);            /* counters start at 0 */
@@ -169,7 +169,7 @@ static void test_start_counts_and_stop_freezes(void **state) {
         Program p = program_with(PM_USER);
         Context *c;
 
-        p.events[0] = 1;
+        p.events[0] = EVENT_ID(1);
         c = new_context(state, &p);
         assert_int_equal(context_start(c), 0);
         assert_true(c->counting);
@@ -192,7 +192,7 @@ static void test_start_and_stop_are_idempotent(void **state) {
         Program p = program_with(PM_USER);
         Context *c;
 
-        p.events[0] = 1;
+        p.events[0] = EVENT_ID(1);
         c = new_context(state, &p);
         assert_int_equal(context_stop(c), 0);           /* never started: not an error */
         assert_false(c->counting);
@@ -218,8 +218,8 @@ static void test_reset_zeroes_and_keeps_state(void **state) {
         AcctVector accu;
         Context *c;
 
-        p.events[2] = 1;
-        p.events[6] = 2;
+        p.events[2] = EVENT_ID(1);
+        p.events[6] = EVENT_ID(2);
         c = new_context(state, &p);
         counter_fake_count(c->counters, 0, 100);
         counter_fake_count(c->counters, 1, 200);
@@ -245,7 +245,7 @@ static void test_times_since_reset_and_scaling(void **state) {
         AcctVector accu;
         Context *c;
 
-        p.events[0] = 1;
+        p.events[0] = EVENT_ID(1);
         c = new_context(state, &p);
         counter_fake_count(c->counters, 0, 100);
         counter_fake_advance(c->counters, 1000, 1000);
@@ -272,8 +272,8 @@ static void test_read_maps_values_to_programmed_counters(void **state) {
         AcctVector accu;
         Context *c;
 
-        p.events[1] = 2;
-        p.events[5] = 1;
+        p.events[1] = EVENT_ID(2);
+        p.events[5] = EVENT_ID(1);
         c = new_context(state, &p);
         counter_fake_count(c->counters, 0, 10);        /* group member 0: counter 1 */
         counter_fake_count(c->counters, 1, 20);        /* group member 1: counter 5 */
@@ -292,7 +292,7 @@ static void test_get_program_reports_current_count_state(void **state) {
         Program got;
         Context *c;
 
-        p.events[3] = 7;
+        p.events[3] = EVENT_ID(7);
         c = new_context(state, &p);
         got = context_get_program(c);
         assert_int_equal(got.mode, PM_USER | PM_KERNEL | PM_NO_INHERIT);
@@ -313,7 +313,7 @@ static void test_get_program_clears_count_bit_after_stop(void **state) {
         Program p = program_with(PM_USER | PM_COUNT);
         Context *c;
 
-        p.events[0] = 3;
+        p.events[0] = EVENT_ID(3);
         c = new_context(state, &p);
         assert_int_equal(context_get_program(c).mode, PM_USER | PM_COUNT);
         assert_int_equal(context_stop(c), 0);
@@ -326,7 +326,7 @@ static void test_new_records_target_and_owner(void **state) {
         Program p = program_with(PM_USER);
         Context *c = NULL;
 
-        p.events[0] = 1;
+        p.events[0] = EVENT_ID(1);
         assert_int_equal(context_new(&counter_backend_fake, *state, 1234, 1240, 4321, &p, -1, &c), 0);
         assert_int_equal(c->pid, 1234);
         assert_int_equal(c->tid, 1240);
@@ -342,7 +342,7 @@ static void test_free_closes_the_counters(void **state) {
         size_t before = counter_fake_n_open();
         Context *a, *b;
 
-        p.events[0] = 1;
+        p.events[0] = EVENT_ID(1);
         a = new_context(state, &p);
         b = new_context(state, &p);
         assert_int_equal(counter_fake_n_open(), before + 2);
@@ -358,8 +358,8 @@ static void test_failed_open_returns_error_and_leaves_nothing_open(void **state)
         Context *sentinel = (Context *) &p, *c = sentinel;
         size_t before = counter_fake_n_open();
 
-        p.events[0] = 1;
-        p.events[1] = 2;
+        p.events[0] = EVENT_ID(1);
+        p.events[1] = EVENT_ID(2);
         counter_fake_fail_next_open(-ENOENT);
         assert_int_equal(context_new(&counter_backend_fake, *state, getpid(), gettid(), getuid(), &p, -1, &c),
                          -ENOENT);
@@ -378,7 +378,7 @@ static void test_second_start_or_stop_leaves_counters_alone(void **state) {
         Context *c = NULL;
 
         spy_reset();
-        p.events[0] = 1;
+        p.events[0] = EVENT_ID(1);
         assert_int_equal(context_new(&spy_backend, *state, getpid(), gettid(), getuid(), &p, -1, &c), 0);
         assert_int_equal(spy_n_enable, 0);
         assert_int_equal(context_start(c), 0);
@@ -395,7 +395,7 @@ static void test_failed_start_leaves_context_stopped(void **state) {
         Context *c = NULL;
 
         spy_reset();
-        p.events[0] = 1;
+        p.events[0] = EVENT_ID(1);
         assert_int_equal(context_new(&spy_backend, *state, getpid(), gettid(), getuid(), &p, -1, &c), 0);
         spy_enable_error = -EIO;
         assert_int_equal(context_start(c), -EIO);
@@ -417,7 +417,7 @@ static void test_failed_initial_start_closes_the_counters(void **state) {
         int fd;
 
         spy_reset();
-        p.events[0] = 1;
+        p.events[0] = EVENT_ID(1);
         spy_enable_error = -EIO;
         fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
         assert_true(fd >= 0);
@@ -438,7 +438,7 @@ static void test_pidfd_is_taken_on_success_only(void **state) {
         Context *c = NULL;
         int fd;
 
-        p.events[0] = 1;
+        p.events[0] = EVENT_ID(1);
         fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
         assert_true(fd >= 0);
         counter_fake_fail_next_open(-EMFILE);

@@ -46,6 +46,7 @@ static const char *const known_error_names[] = {
         PMAPI_ERROR_BAD_SLICE,
         PMAPI_ERROR_BAD_SETS,
         PMAPI_ERROR_SET_MODES_DISAGREE,
+        PMAPI_ERROR_FOREIGN_MODE_LAYOUT,
 };
 
 typedef struct PmCode {
@@ -95,6 +96,8 @@ static const PmCode known_codes[] = {
         CODE(PM_EMXSLICE),
         CODE(PM_EMXSETS),
         CODE(PM_EMXMODE),
+        CODE(PM_EMODELAYOUT),
+        CODE(PM_EEXIST_AIX5),
         CODE(PM_EEXIST),
         CODE(PM_ENOTSTARTED),
 };
@@ -239,7 +242,7 @@ static void test_every_pm_code_has_its_own_message(void **state) {
 }
 
 static void test_unknown_codes_say_unknown(void **state) {
-        static const int unknown[] = { 13, -1, 1000, 41, 58, 60, 84, 86, -59, 2147483647 };
+        static const int unknown[] = { -1, 1000, 42, 58, 60, 84, 86, -59, -13, 2147483647 };
 
         for (size_t i = 0; i < ELEMENTSOF(unknown); i++)
                 assert_string_equal(pm_strerror((char *) "x", unknown[i]), UNKNOWN_CODE_TEXT);
@@ -278,7 +281,7 @@ static void test_pm_error_prints_where_and_message(void **state) {
         assert_string_equal(capture_pm_error("pm_start_mythread", PM_EEVENT), want);
 
         (void) snprintf(want, sizeof(want), "here: %s\n", UNKNOWN_CODE_TEXT);
-        assert_string_equal(capture_pm_error("here", 13), want);
+        assert_string_equal(capture_pm_error("here", 42), want);
 
         (void) snprintf(want, sizeof(want), "pmapi: %s\n", pm_strerror(NULL, PM_ENODAEMON));
         assert_string_equal(capture_pm_error(NULL, PM_ENODAEMON), want);
@@ -371,6 +374,7 @@ static void test_program_errors_reach_the_right_pm_codes(void **state) {
                 { PROGRAM_CONFLICTING_MODE, PM_EMODE },
                 { PROGRAM_THRESHOLD,     PM_ETHRESH },
                 { PROGRAM_HYPERVISOR,    PM_EHYPERVISOR },
+                { PROGRAM_FOREIGN_LAYOUT, PM_EMODELAYOUT },
                 { PROGRAM_UNKNOWN_GROUP, PM_EGROUPS },
                 { PROGRAM_NO_EVENTS,     PM_ENOEVENTS },
                 { PROGRAM_BAD_SLICE,     PM_EMXSLICE },
@@ -451,8 +455,33 @@ static void test_set_error_maps_by_name(void **state) {
         }
 }
 
+/* "Context exists" is 59 unless the process asks for AIX 5's 13 (PMAPI_EEXIST=13, for old PAPI);
+ * any other value of the variable leaves 59, and no other code changes. */
+static void test_context_exists_is_59_or_13_on_request(void **state) {
+        static const struct { const char *env; int code; } table[] = {
+                { NULL, PM_EEXIST }, { "13", PM_EEXIST_AIX5 }, { "59", PM_EEXIST }, { "", PM_EEXIST },
+                { "13 ", PM_EEXIST }, { "yes", PM_EEXIST },
+        };
+        _cleanup_(sd_bus_error_free) sd_bus_error exists = SD_BUS_ERROR_NULL, other = SD_BUS_ERROR_NULL;
+
+        assert_true(sd_bus_error_set(&exists, PMAPI_ERROR_CONTEXT_EXISTS, "m") < 0);
+        assert_true(sd_bus_error_set(&other, PMAPI_ERROR_NO_CONTEXT, "m") < 0);
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                if (table[i].env)
+                        assert_int_equal(setenv("PMAPI_EEXIST", table[i].env, 1), 0);
+                else
+                        assert_int_equal(unsetenv("PMAPI_EEXIST"), 0);
+                assert_int_equal(error_map_from_bus(&exists, -EEXIST), table[i].code);
+                assert_int_equal(error_map_from_bus(&other, -ENOENT), PM_ENOCONTEXT);
+        }
+        assert_int_equal(unsetenv("PMAPI_EEXIST"), 0);
+        assert_int_equal(PM_EEXIST_AIX5, 13);
+        assert_string_not_equal(pm_strerror(NULL, 13), UNKNOWN_CODE_TEXT);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_context_exists_is_59_or_13_on_request),
                 cmocka_unit_test(test_header_error_names_are_all_parsed),
                 cmocka_unit_test(test_every_bus_error_name_maps_to_a_pm_code),
                 cmocka_unit_test(test_distinct_bus_error_names_map_to_distinct_codes),

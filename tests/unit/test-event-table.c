@@ -53,11 +53,12 @@ static void test_every_source_names_its_family_and_origin(void **state) {
         }
 }
 
-static void test_ids_are_positive_and_below_extra_range(void **state) {
+/* Curated ids lie in EVENT_ID(1) .. below the extra range: far above any POWER per-counter index. */
+static void test_ids_are_in_the_curated_range(void **state) {
         FOREACH_ROW(s, i) {
                 const EventDef *d = &event_sources[s]->rows[i];
-                if (d->id <= 0 || d->id >= EVENT_ID_EXTRA_BASE)
-                        fail_msg("%s: id %d outside 1..%d", d->short_name, d->id, EVENT_ID_EXTRA_BASE - 1);
+                if (d->id <= EVENT_ID_BASE || d->id >= EVENT_ID_EXTRA_BASE)
+                        fail_msg("%s: id %d outside %d..%d", d->short_name, d->id, EVENT_ID(1), EVENT_ID_EXTRA_BASE - 1);
         }
 }
 
@@ -170,7 +171,8 @@ static void test_unprobed_table_keeps_rows_in_order(void **state) {
 }
 
 static void test_find_returns_each_row_and_null_for_missing_ids(void **state) {
-        static const int missing[] = { 0, 8, 99, 1000, -1, COUNT_NOTHING, 111, 2147483647 };
+        static const int missing[] = { 0, 1, 2, 5, 8, 99, 1000, EVENT_ID(0), EVENT_ID(8), EVENT_ID(99), -1,
+                                       COUNT_NOTHING, EVENT_ID(111), 2147483647 };
         EventTable *t = NULL;
 
         assert_int_equal(event_table_new_unprobed(event_sources, n_event_sources, &t), 0);
@@ -188,14 +190,14 @@ static void test_unprobed_table_of_one_source(void **state) {
 
         assert_int_equal(event_table_new_unprobed(only_hw, 1, &t), 0);
         assert_int_equal(t->n_events, event_source_perf_generic_hw.n_rows);
-        assert_null(event_table_find(t, 1));
-        assert_non_null(event_table_find(t, 100));
-        assert_string_equal(event_table_find(t, 100)->short_name, "PM_CYC");
+        assert_null(event_table_find(t, EVENT_ID(1)));
+        assert_non_null(event_table_find(t, EVENT_ID(100)));
+        assert_string_equal(event_table_find(t, EVENT_ID(100))->short_name, "PM_CYC");
         event_table_free(t);
 
         assert_int_equal(event_table_new_unprobed(only_hw, 0, &t), 0);
         assert_int_equal(t->n_events, 0);
-        assert_null(event_table_find(t, 100));
+        assert_null(event_table_find(t, EVENT_ID(100)));
         event_table_free(t);
 }
 
@@ -234,12 +236,12 @@ static void test_loaded_table_lists_software_events_in_id_order(void **state) {
         assert_non_null(t->pmu_name);
         assert_true(t->pmu_name[0] != '\0');
 
-        e = event_table_find(t, 1);
+        e = event_table_find(t, EVENT_ID(1));
         assert_non_null(e);
         assert_string_equal(e->short_name, "PM_TASK_CLOCK");
         assert_int_equal(e->attr.type, PERF_TYPE_SOFTWARE);
         assert_int_equal(e->attr.config, PERF_COUNT_SW_TASK_CLOCK);
-        e = event_table_find(t, 2);
+        e = event_table_find(t, EVENT_ID(2));
         assert_non_null(e);
         assert_string_equal(e->short_name, "PM_PAGE_FLT");
         assert_int_equal(e->attr.type, PERF_TYPE_SOFTWARE);
@@ -284,7 +286,7 @@ static void test_loaded_curated_rows_keep_their_definition(void **state) {
                 assert_int_equal(e->owner_may_count_kernel, d->owner_may_count_kernel);
         }
         /* The software rows open wherever perf_event_open does. */
-        for (int id = 1; id <= 7; id++)
+        for (int id = EVENT_ID(1); id <= EVENT_ID(7); id++)
                 if (!event_table_find(t, id))
                         fail_msg("software id %d missing from the loaded table", id);
         /* No event is listed twice under different ids. */
@@ -299,8 +301,9 @@ static void test_loaded_curated_rows_keep_their_definition(void **state) {
         event_table_free(t);
 }
 
-/* The predefined groups (daemon/events/groups.c) are data: ids unique and increasing, AIX-style
- * lower-case names, at most MAX_COUNTERS events each, every one a curated row, none twice. */
+/* The predefined groups (daemon/events/groups.c) are data: AIX-style lower-case names, unique, at
+ * most MAX_COUNTERS events each, every one a curated row, none twice; the software ones, which every
+ * machine offers, first. Offered, they are numbered from 0 in that order. */
 static void test_group_defs_are_valid(void **state) {
         EventTable *t = NULL;
 
@@ -310,30 +313,34 @@ static void test_group_defs_are_valid(void **state) {
                 const EventGroupDef *d = &event_group_defs[g];
                 size_t n = 0;
 
-                if (d->id <= 0 || (g > 0 && d->id <= event_group_defs[g - 1].id))
-                        fail_msg("group id %d out of order", d->id);
                 if (strncmp(d->short_name, "pm_", 3) != 0 || !d->long_name[0] || !d->description[0])
-                        fail_msg("group %d: names or description", d->id);
+                        fail_msg("group %zu: names or description", g);
                 for (size_t o = 0; o < g; o++)
                         if (strcmp(event_group_defs[o].short_name, d->short_name) == 0)
                                 fail_msg("group name %s twice", d->short_name);
                 for (; n < MAX_COUNTERS && d->events[n]; n++) {
                         if (!event_table_find_name(t, d->events[n]))
-                                fail_msg("group %d names %s, not a curated row", d->id, d->events[n]);
+                                fail_msg("group %s names %s, not a curated row", d->short_name, d->events[n]);
                         for (size_t o = 0; o < n; o++)
                                 if (strcmp(d->events[o], d->events[n]) == 0)
-                                        fail_msg("group %d names %s twice", d->id, d->events[n]);
+                                        fail_msg("group %s names %s twice", d->short_name, d->events[n]);
                 }
                 if (n == 0)
-                        fail_msg("group %d is empty", d->id);
+                        fail_msg("group %s is empty", d->short_name);
         }
         /* Unprobed, every group is offered, its events on counters 0, 1, ... */
         assert_int_equal(t->n_groups, n_event_group_defs);
-        assert_non_null(event_table_find_group(t, 1));
-        assert_int_equal(event_table_find_group(t, 1)->events[0], 2);
-        assert_int_equal(event_table_find_group(t, 1)->events[3], COUNT_NOTHING);
-        assert_null(event_table_find_group(t, 0));
-        assert_null(event_table_find_group(t, 3));
+        for (size_t g = 0; g < t->n_groups; g++) {
+                assert_int_equal(t->groups[g].id, (int) g);
+                assert_ptr_equal(event_table_find_group(t, (int) g), &t->groups[g]);
+        }
+        assert_string_equal(event_table_find_group(t, 0)->def->short_name, "pm_faults");
+        assert_int_equal(event_table_find_group(t, 0)->events[0], EVENT_ID(2));     /* PM_PAGE_FLT */
+        assert_int_equal(event_table_find_group(t, 0)->events[3], COUNT_NOTHING);
+        assert_string_equal(event_table_find_group(t, 1)->def->short_name, "pm_sched");
+        assert_null(event_table_find_group(t, -1));
+        assert_null(event_table_find_group(t, (int) t->n_groups));
+        assert_null(event_table_find_group(t, EVENT_ID(2)));       /* an event id is no group */
         event_table_free(t);
 }
 
@@ -370,8 +377,8 @@ static void test_metric_defs_are_valid(void **state) {
 /* A group naming an event the catalog lacks is not offered. */
 static void test_group_with_an_absent_event_is_not_offered(void **state) {
         static const EventGroupDef defs[] = {
-                { 1, "pm_ok", "ok", "ok", { "PM_PAGE_FLT" } },
-                { 2, "pm_gone", "gone", "gone", { "PM_PAGE_FLT", "PM_NO_SUCH_EVENT" } },
+                { "pm_gone", "gone", "gone", { "PM_PAGE_FLT", "PM_NO_SUCH_EVENT" } },
+                { "pm_ok", "ok", "ok", { "PM_PAGE_FLT" } },
         };
         const EventTableSource *const only_sw[] = { &event_source_perf_software };
         EventTable *t = NULL;
@@ -384,8 +391,9 @@ static void test_group_with_an_absent_event_is_not_offered(void **state) {
         t->n_groups = 0;
         assert_int_equal(event_table_load_groups(t, defs, ELEMENTSOF(defs), false), 0);
         assert_int_equal(t->n_groups, 1);
-        assert_string_equal(t->groups[0].def->short_name, "pm_ok");
-        assert_null(event_table_find_group(t, 2));
+        assert_string_equal(t->groups[0].def->short_name, "pm_ok");      /* numbered after the gaps */
+        assert_int_equal(event_table_find_group(t, 0)->id, 0);
+        assert_null(event_table_find_group(t, 1));
         event_table_free(t);
 }
 
@@ -401,12 +409,12 @@ static void test_loaded_table_offers_the_software_groups(void **state) {
                 skip();
         }
         assert_int_equal(event_table_load(&t), 0);
-        assert_non_null(event_table_find_group(t, 1));
-        assert_non_null(event_table_find_group(t, 2));
+        assert_string_equal(event_table_find_group(t, 0)->def->short_name, "pm_faults");
+        assert_string_equal(event_table_find_group(t, 1)->def->short_name, "pm_sched");
         for (size_t g = 0; g < t->n_groups; g++)
                 for (int c = 0; c < MAX_COUNTERS; c++)
                         if (t->groups[g].events[c] != COUNT_NOTHING && !event_table_find(t, t->groups[g].events[c]))
-                                fail_msg("group %d counter %d: event %d not in the catalog", t->groups[g].def->id, c,
+                                fail_msg("group %s counter %d: event %d not in the catalog", t->groups[g].def->short_name, c,
                                          t->groups[g].events[c]);
         event_table_free(t);
 }
@@ -414,7 +422,7 @@ static void test_loaded_table_offers_the_software_groups(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_every_source_names_its_family_and_origin),
-                cmocka_unit_test(test_ids_are_positive_and_below_extra_range),
+                cmocka_unit_test(test_ids_are_in_the_curated_range),
                 cmocka_unit_test(test_ids_increase_across_all_sources),
                 cmocka_unit_test(test_short_names_are_unique_and_aix_style),
                 cmocka_unit_test(test_pfm_names_are_qualified_and_unique),

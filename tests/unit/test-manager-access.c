@@ -136,7 +136,7 @@ static Program page_faults(uint32_t mode) {
 
         for (int c = 0; c < MAX_COUNTERS; c++)
                 p.events[c] = COUNT_NOTHING;
-        p.events[0] = 2;                /* PM_PAGE_FLT */
+        p.events[0] = EVENT_ID(2);                /* PM_PAGE_FLT */
         return p;
 }
 
@@ -315,7 +315,7 @@ static void test_kernel_mode_contexts_are_read_only_by_whom_the_kernel_allows(vo
 
         for (int c = 0; c < MAX_COUNTERS; c++)
                 cycles_kernel.events[c] = cycles_user.events[c] = COUNT_NOTHING;
-        cycles_kernel.events[0] = cycles_user.events[0] = 100;  /* PM_CYC: not shown to owners */
+        cycles_kernel.events[0] = cycles_user.events[0] = EVENT_ID(100);  /* PM_CYC: not shown to owners */
         assert_int_equal(manager_check_read(f->m, &f->root, &cycles_kernel, NOBODY), 0);
         assert_int_equal(manager_check_read(f->m, &f->nobody, &cycles_kernel, NOBODY), 0);     /* owner */
         assert_int_equal(manager_check_read(f->m, &f->nobody, &cycles_kernel, 0), nobody_may ? 0 : -EACCES);

@@ -206,8 +206,8 @@ static Program program_with(uint32_t mode) {
 
         for (int i = 0; i < MAX_COUNTERS; i++)
                 p.events[i] = COUNT_NOTHING;
-        p.events[0] = 2;        /* PM_PAGE_FLT */
-        p.events[1] = 1;        /* PM_TASK_CLOCK */
+        p.events[0] = EVENT_ID(2);        /* PM_PAGE_FLT */
+        p.events[1] = EVENT_ID(1);        /* PM_TASK_CLOCK */
         return p;
 }
 

@@ -23,15 +23,15 @@
 #define FAKE_PID 999999
 #define FAKE_TID(i) (1000000 + (int) (i))
 
-/* Two sets: {PM_PAGE_FLT, PM_TASK_CLOCK} and {PM_CTX_SW}, as ids 2, 1 and 3 of the catalog. */
+/* Two sets: {PM_PAGE_FLT, PM_TASK_CLOCK} and {PM_CTX_SW}, as ids 2, 1 and 3 of the curated rows. */
 static Program two_sets(uint32_t mode0, uint32_t mode1, bool multi_mode) {
         Program p = { .n_sets = 2, .slice_ms = 100, .multi_mode = multi_mode };
 
         for (size_t k = 0; k < PM_MX_MAX_SETS; k++)
                 for (int c = 0; c < MAX_COUNTERS; c++)
                         p.sets[k].events[c] = COUNT_NOTHING;
-        p.sets[0] = (ProgramSet) { mode0, { 2, 1, -1, -1, -1, -1, -1, -1 } };
-        p.sets[1] = (ProgramSet) { mode1, { 3, -1, -1, -1, -1, -1, -1, -1 } };
+        p.sets[0] = (ProgramSet) { mode0, { EVENT_ID(2), EVENT_ID(1), -1, -1, -1, -1, -1, -1 } };
+        p.sets[1] = (ProgramSet) { mode1, { EVENT_ID(3), -1, -1, -1, -1, -1, -1, -1 } };
         return p;
 }
 

@@ -21,7 +21,7 @@
 #include "pmapi.h"
 
 typedef struct FamilyRow {
-        int id;
+        int id;                         /* the curated row: its catalog id is EVENT_ID(id) */
         const char *long_name;          /* NULL: not listed on this PMU */
         uint64_t config;
 } FamilyRow;
@@ -76,7 +76,7 @@ static int check_catalog(const Expected *e) {
         CHECK(t->n_counters == e->counters, "%u counters", t->n_counters);
         for (size_t k = 0; k < ELEMENTSOF(e->family); k++) {
                 const FamilyRow *f = &e->family[k];
-                const Event *ev = event_table_find(t, f->id);
+                const Event *ev = event_table_find(t, EVENT_ID(f->id));
 
                 if (!f->long_name) {
                         CHECK(!ev, "family row %d listed as %s", f->id, ev->long_name);

@@ -42,7 +42,8 @@ static Program program_with(uint32_t mode) {
  * bit: proctree follows new threads and processes, which no_inherit and a process group do not. */
 static void test_mode_bits_give_expected_verdict(void **state) {
         const EventTable *t = *state;
-        enum { OK = PROGRAM_OK, BAD = PROGRAM_INVALID_MODE, CONFLICT = PROGRAM_CONFLICTING_MODE };
+        enum { OK = PROGRAM_OK, BAD = PROGRAM_INVALID_MODE, CONFLICT = PROGRAM_CONFLICTING_MODE,
+               FOREIGN = PROGRAM_FOREIGN_LAYOUT };
         static const struct {
                 uint32_t mode;
                 ProgramError thread, group, system;
@@ -65,14 +66,20 @@ static void test_mode_bits_give_expected_verdict(void **state) {
                 { PM_USER | 0x2000000u,                 PROGRAM_THRESHOLD, PROGRAM_THRESHOLD, PROGRAM_THRESHOLD },
                 { PM_USER | 0x400000u,                  PROGRAM_THRESHOLD, PROGRAM_THRESHOLD, PROGRAM_THRESHOLD },
                 { PM_USER | 0x800000u,                  PROGRAM_HYPERVISOR, PROGRAM_HYPERVISOR, PROGRAM_HYPERVISOR },
-                { PM_USER | 0x20u,                      PROGRAM_OK, PROGRAM_OK, PROGRAM_OK },   /* is_group: group 2 */
+                /* Built for another layout: OpenJ9's private big-endian pm_mode_t compiled little-endian
+                 * (user, is_group, runlatch, nointerrupt, no_inherit), and PM_USER|PM_COUNT byte-swapped. */
+                { 0x24001480u,                          FOREIGN, FOREIGN, FOREIGN },
+                { 0x06000000u,                          FOREIGN, FOREIGN, FOREIGN },
+                { 0xc0000000u,                          FOREIGN, FOREIGN, FOREIGN },    /* count, proctree */
+                { PM_KERNEL | 0x24000000u,              PROGRAM_THRESHOLD, PROGRAM_THRESHOLD, PROGRAM_THRESHOLD },
+                { PM_USER | 0x20u,                      PROGRAM_OK, PROGRAM_OK, PROGRAM_OK },   /* is_group: group 1 */
         };
 
         for (size_t i = 0; i < ELEMENTSOF(table); i++) {
                 Program p = program_with(table[i].mode);
                 ProgramError e[3];
 
-                p.events[0] = 2;
+                p.events[0] = table[i].mode & MODE_IS_GROUP_BIT ? 1 : EVENT_ID(2);
                 e[0] = program_check_thread(&p, t, NULL);
                 e[1] = program_check_group(&p, t, NULL);
                 e[2] = program_check_system(&p, t, NULL);
@@ -91,13 +98,13 @@ static void test_event_group_expands_to_its_events(void **state) {
         int32_t events[MAX_COUNTERS];
         int counter = -42;
 
-        p.events[0] = 1;                        /* pm_faults: PM_PAGE_FLT, PM_MINOR_FLT, PM_MAJOR_FLT */
+        p.events[0] = 0;                                /* pm_faults: PM_PAGE_FLT, PM_MINOR_FLT, PM_MAJOR_FLT */
         p.events[4] = 12345;                    /* ignored */
         assert_int_equal(program_check_thread(&p, *state, &counter), PROGRAM_OK);
         assert_true(program_set_events(&p.sets[0], *state, events));
-        assert_int_equal(events[0], 2);
-        assert_int_equal(events[1], 5);
-        assert_int_equal(events[2], 6);
+        assert_int_equal(events[0], EVENT_ID(2));
+        assert_int_equal(events[1], EVENT_ID(5));
+        assert_int_equal(events[2], EVENT_ID(6));
         assert_int_equal(events[3], COUNT_NOTHING);
         assert_int_equal(events[4], COUNT_NOTHING);
         program_encode(&p, *state, &enc);
@@ -110,6 +117,12 @@ static void test_event_group_expands_to_its_events(void **state) {
         p.events[0] = 99;
         assert_int_equal(program_check_thread(&p, *state, &counter), PROGRAM_UNKNOWN_GROUP);
         assert_int_equal(counter, 99);
+        p.events[0] = -1;                               /* no group, though COUNT_NOTHING elsewhere */
+        assert_int_equal(program_check_thread(&p, *state, &counter), PROGRAM_UNKNOWN_GROUP);
+        p.events[0] = EVENT_ID(2);                      /* an event id where a group id belongs */
+        assert_int_equal(program_check_thread(&p, *state, &counter), PROGRAM_UNKNOWN_GROUP);
+        assert_int_equal(counter, EVENT_ID(2));
+        p.events[0] = 99;
         assert_false(program_set_events(&p.sets[0], *state, events));
         assert_int_equal(events[0], COUNT_NOTHING);
         /* In a multiplexed program's second set, the error still names the group id, not a counter. */
@@ -122,7 +135,7 @@ static void test_event_group_expands_to_its_events(void **state) {
         assert_int_equal(counter, 137);
         p.n_sets = 0;
         p.slice_ms = 0;
-        p.events[0] = 10;                       /* pm_cpi: hardware, but offered unprobed */
+        p.events[0] = 2;                                /* pm_cpi: hardware, but offered unprobed */
         assert_int_equal(program_check_system(&p, *state, &counter), PROGRAM_OK);
         assert_false(program_owner_may_count_kernel(&p, *state));
 }
@@ -138,13 +151,13 @@ static void test_unknown_event_names_its_counter(void **state) {
         Program p = program_with(PM_USER);
         int counter = -42;
 
-        p.events[0] = 1;
-        p.events[3] = 99;
-        p.events[5] = 2;
+        p.events[0] = EVENT_ID(1);
+        p.events[3] = EVENT_ID(99);
+        p.events[5] = EVENT_ID(2);
         assert_int_equal(program_check_thread(&p, *state, &counter), PROGRAM_UNKNOWN_EVENT);
         assert_int_equal(counter, 3);
 
-        p.events[3] = 0;
+        p.events[3] = EVENT_ID(0);
         counter = -42;
         assert_int_equal(program_check_thread(&p, *state, &counter), PROGRAM_UNKNOWN_EVENT);
         assert_int_equal(counter, 3);
@@ -155,7 +168,7 @@ static void test_unknown_event_names_its_counter(void **state) {
         assert_int_equal(program_check_thread(&p, *state, &counter), PROGRAM_UNKNOWN_EVENT);
         assert_int_equal(counter, 7);
 
-        p.events[7] = 106;
+        p.events[7] = EVENT_ID(106);
         assert_int_equal(program_check_thread(&p, *state, &counter), PROGRAM_OK);
 }
 
@@ -173,9 +186,9 @@ static void test_encode_skips_empty_counters_and_maps_slots(void **state) {
         Program p = program_with(PM_USER);
         ProgramEncoding enc;
 
-        p.events[1] = 2;
-        p.events[4] = 1;
-        p.events[7] = 100;
+        p.events[1] = EVENT_ID(2);
+        p.events[4] = EVENT_ID(1);
+        p.events[7] = EVENT_ID(100);
         memset(&enc, 0xa5, sizeof(enc));
         program_encode(&p, *state, &enc);
         assert_int_equal(enc.n_events, 3);
@@ -190,9 +203,9 @@ static void test_encode_disables_only_the_leader(void **state) {
         Program p = program_with(PM_USER | PM_COUNT);
         ProgramEncoding enc;
 
-        p.events[2] = 5;
-        p.events[3] = 6;
-        p.events[6] = 7;
+        p.events[2] = EVENT_ID(5);
+        p.events[3] = EVENT_ID(6);
+        p.events[6] = EVENT_ID(7);
         program_encode(&p, *state, &enc);
         assert_int_equal(enc.n_events, 3);
         assert_int_equal(enc.attrs[0].disabled, 1);
@@ -220,8 +233,8 @@ static void test_encode_excludes_modes_not_asked(void **state) {
                 Program p = program_with(table[i].mode);
                 ProgramEncoding enc;
 
-                p.events[0] = 1;
-                p.events[5] = 101;
+                p.events[0] = EVENT_ID(1);
+                p.events[5] = EVENT_ID(101);
                 program_encode(&p, *state, &enc);
                 assert_int_equal(enc.n_events, 2);
                 for (size_t k = 0; k < enc.n_events; k++) {
@@ -239,7 +252,7 @@ static void test_encode_single_event_is_a_disabled_leader(void **state) {
         Program p = program_with(PM_USER);
         ProgramEncoding enc;
 
-        p.events[6] = 3;
+        p.events[6] = EVENT_ID(3);
         program_encode(&p, *state, &enc);
         assert_int_equal(enc.n_events, 1);
         assert_int_equal(enc.slot[0], 6);
@@ -252,9 +265,9 @@ static void test_spread_values_puts_each_value_at_its_counter(void **state) {
         int64_t accu[MAX_COUNTERS];
         ProgramEncoding enc;
 
-        p.events[1] = 2;
-        p.events[3] = 1;
-        p.events[7] = 5;
+        p.events[1] = EVENT_ID(2);
+        p.events[3] = EVENT_ID(1);
+        p.events[7] = EVENT_ID(5);
         program_encode(&p, *state, &enc);
         for (int c = 0; c < MAX_COUNTERS; c++)
                 accu[c] = -777;                         /* stale data the spread must overwrite */
@@ -275,7 +288,7 @@ static void test_spread_values_keeps_64_bit_counts(void **state) {
         int64_t accu[MAX_COUNTERS];
         ProgramEncoding enc;
 
-        p.events[0] = 1;
+        p.events[0] = EVENT_ID(1);
         program_encode(&p, *state, &enc);
         program_spread_values(&enc, values, accu);
         assert_true(accu[0] == INT64_C(0x123456789abc));
@@ -285,21 +298,21 @@ static void test_owner_may_count_kernel_for_software_events_only(void **state) {
         Program all_sw = program_with(PM_USER | PM_KERNEL);
         Program mixed;
 
-        for (int id = 1; id <= 7; id++) {
+        for (int id = EVENT_ID(1); id <= EVENT_ID(7); id++) {
                 Program p = program_with(PM_USER | PM_KERNEL);
                 p.events[0] = id;
                 if (!program_owner_may_count_kernel(&p, *state))
                         fail_msg("software id %d should be visible to its owner", id);
-                all_sw.events[id] = id;
+                all_sw.events[id - EVENT_ID(0)] = id;
         }
-        all_sw.events[0] = 1;
+        all_sw.events[0] = EVENT_ID(1);
         assert_true(program_owner_may_count_kernel(&all_sw, *state));
 
         mixed = all_sw;
-        mixed.events[0] = 100;
+        mixed.events[0] = EVENT_ID(100);
         assert_false(program_owner_may_count_kernel(&mixed, *state));
 
-        for (int id = 100; id <= 106; id++) {
+        for (int id = EVENT_ID(100); id <= EVENT_ID(106); id++) {
                 Program p = program_with(PM_USER | PM_KERNEL);
                 p.events[4] = id;
                 assert_false(program_owner_may_count_kernel(&p, *state));

@@ -41,7 +41,7 @@ static Program program_with(uint32_t mode) {
 
         for (int c = 0; c < MAX_COUNTERS; c++)
                 p.events[c] = COUNT_NOTHING;
-        p.events[1] = 2;                /* counter 1: some event of the table */
+        p.events[1] = EVENT_ID(2);                /* counter 1: some event of the table */
         return p;
 }
 

@@ -205,7 +205,8 @@ static int jikes_body(void *arg) {
  * default domain), process = proctree = 0. PAPI_start: set, and on 13 (read as "a context
  * exists") delete and set again, then start; PAPI_read: get; PAPI_reset: reset; PAPI_stop: stop
  * and delete. pmapi answers an inherited context with 59, as AIX 7 does and OpenJ9 expects, not
- * 13: a PAPI thread created while its creator counts fails its PAPI_start (README, Differences). */
+ * 13: a PAPI thread created while its creator counts fails its PAPI_start unless the process sets
+ * PMAPI_EEXIST=13 (test-aix-client-code.c; README, Differences). */
 static int papi_start(pm_prog_t *prog) {
         int rc = pm_set_program_mythread(prog);
 

@@ -145,6 +145,40 @@ static int paradyn_body(void *arg) {
         return 0;
 }
 
+/* Paradyn's runtime built with PMAPI_GROUPS (the same PARADYN_initialize_pmapi): when pm_init
+ * lists groups it sets is_group and binds no event, so events[0] stays 0 from its static, zeroed
+ * program: group 0. Mode user, kernel, process and count, pm_set_program_mygroup; the CPU time
+ * samples are then reads of counter 0 with pm_get_data_mythread. Group 0 is a group, as on AIX (it
+ * was PM_EGROUPS, and every sample read 0, when pmapid numbered its groups from 1). */
+static int paradyn_groups_body(void *arg) {
+        static pm_prog_t prog;                                  /* pdyn_pm_prog */
+        pm_groups_info_t groups;
+        pm_info_t info;
+        pm_prog_t got;
+        pm_data_t before, after;
+
+        (void) arg;
+        CHECK(touch_fresh_pages(1) == 0);
+        CHECK_RC(pm_init(PM_VERIFIED | PM_CAVEAT | PM_UNVERIFIED | PM_GET_GROUPS, &info, &groups), 0);
+        CHECK(groups.maxgroups > 0);
+        prog.mode.w = 0;
+        prog.mode.b.is_group = 1;
+        prog.mode.b.user = 1;
+        prog.mode.b.kernel = 1;
+        prog.mode.b.process = 1;
+        prog.mode.b.count = 1;
+        CHECK_RC(pm_set_program_mygroup(&prog), 0);
+        CHECK_RC(pm_get_data_mythread(&before), 0);            /* DYNINSTgetCPUtime_hw */
+        CHECK(touch_fresh_pages(400) == 0);
+        CHECK_RC(pm_get_data_mythread(&after), 0);
+        CHECK(strcmp(groups.event_groups[0].short_name, "pm_faults") == 0);
+        CHECK_RANGE(after.accu[0] - before.accu[0], 400, 402);
+        CHECK_RC(pm_get_program_mygroup(&got), 0);
+        CHECK(got.mode.b.is_group && got.events[0] == 0 && got.mode.b.process);
+        CHECK_RC(pm_delete_program_mygroup(), 0);
+        return 0;
+}
+
 /* Paradyn's daemon (dyninstAPI/src/aix.C, dyn_lwp::getRawCpuTime_hw): pm_init(PM_VERIFIED|
  * PM_CAVEAT, &info), the 2-argument form, its rc only logged; it pauses the inferior ("PM counters
  * are only valid when the process is paused"), then reads each lwp with pm_get_data_thread(pid,
@@ -240,7 +274,7 @@ static int mpihpm_body(void *arg) {
         (void) arg;
         CHECK(touch_fresh_pages(1) == 0);
         CHECK_RC(pm_initialize(ALL_STATUSES | PM_GET_GROUPS, &info, &groups, PM_CURRENT), 0);
-        prog.events[0] = 5;                                     /* HPM_GROUP=5 */
+        prog.events[0] = groups.maxgroups + 5;                  /* HPM_GROUP: a POWER group past ours */
         prog.mode.w = 0;
         prog.mode.b.user = 1;
         prog.mode.b.process = 1;
@@ -311,6 +345,7 @@ static int hypre_body(void *arg) {
 }
 
 CLIENT_TEST(test_paradyn_runtime_counts_its_process_as_a_group, paradyn_body)
+CLIENT_TEST(test_paradyn_groups_build_counts_group_0, paradyn_groups_body)
 CLIENT_TEST(test_paradyn_daemon_reads_a_paused_inferior_from_outside, paradyn_daemon_body)
 CLIENT_TEST(test_libmpihpm_counts_from_mpi_init_to_mpi_finalize, mpihpm_body)
 CLIENT_TEST(test_hypre_brackets_its_solve_with_group_calls, hypre_body)
@@ -328,6 +363,7 @@ static int teardown(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_paradyn_runtime_counts_its_process_as_a_group),
+                cmocka_unit_test(test_paradyn_groups_build_counts_group_0),
                 cmocka_unit_test(test_paradyn_daemon_reads_a_paused_inferior_from_outside),
                 cmocka_unit_test(test_libmpihpm_counts_from_mpi_init_to_mpi_finalize),
                 cmocka_unit_test(test_hypre_brackets_its_solve_with_group_calls),

@@ -279,6 +279,8 @@ static void test_malformed_bus_calls_get_errors_and_daemon_keeps_serving(void **
                 { "org.pmapi.PerfMon1.Manager SetProgram iiiai 1 1 4 9 1 2 3 4 5 6 7 8 9", "At most 8 events" },
                 { "org.pmapi.PerfMon1.Manager SetProgram iiiai -5 -5 4 1 100002", "not a live thread" },
                 { "org.pmapi.PerfMon1.Manager SetProgram iiiai 0 0 2147483647 1 100002", "thresholdable" },
+                /* OpenJ9's copy of AIX's big-endian pm_mode_t, compiled little-endian: 0x24001480 */
+                { "org.pmapi.PerfMon1.Manager SetProgram iiiai 0 0 603985024 1 0", "AIX's big-endian" },
                 { "org.pmapi.PerfMon1.Manager GetData ii 2147483647 -2147483648", "not a live thread" },
                 { "org.pmapi.PerfMon1.Manager GetData ss a b", "Invalid" },
                 { "org.pmapi.PerfMon1.Manager SetSystemProgram iai 2 9 1 2 3 4 5 6 7 8 9", "At most 8 events" },

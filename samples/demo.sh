@@ -67,8 +67,8 @@ echo "== pmlist: the event catalog as pm_init sees it (statuses from the calibra
 COLUMNS=110 "$bin/pmlist"
 echo "-- pmlist -g: the predefined event groups this machine offers (mode.b.is_group)"
 COLUMNS=110 "$bin/pmlist" -g
-echo "-- pmcount -g 1 -m: a command counted with the pm_faults group, and the derived metrics of its counts"
-"$bin/pmcount" -g 1 -m -- "$bin/touch-pages" 3000 2>&1 | sed -n '/^Event group/p; /^COUNT/,/^$/p; /^Metrics/,/^$/p'
+echo "-- pmcount -g 0 -m: a command counted with the pm_faults group, and the derived metrics of its counts"
+"$bin/pmcount" -g 0 -m -- "$bin/touch-pages" 3000 2>&1 | sed -n '/^Event group/p; /^COUNT/,/^$/p; /^Metrics/,/^$/p'
 echo
 
 echo "== S1 as root"

@@ -19,6 +19,7 @@
 #include "aix-client.h"
 #include "bus-fixture.h"
 #include "check.h"
+#include "paranoid.h"
 #include "pmapi.h"
 #include "workload.h"
 
@@ -356,6 +357,46 @@ CLIENT_TEST(test_ipm_counts_groups_by_index_and_power_ids_are_refused, ipm_group
 CLIENT_TEST(test_papi_aix_component_builds_initializes_and_retries_on_13, papi_component_body)
 CLIENT_TEST(test_openj9_big_endian_mode_copy_is_named_as_a_layout_error, openj9_mode_body)
 
+/* kernel.perf_event_paranoid at 3, as stock Debian sets it (restored after, even on failure:
+ * paranoid.h). Root runs the four as at 2. Debian's 3 refuses perf to every unprivileged user, and
+ * pmapid's policy follows it: nobody's programs are PM_EPERM, cleanly, while what the library
+ * judges before asking pmapid (the processor type, POWER ids, a foreign mode word) reads the same. */
+static int all_bodies(void *arg) {
+        int (*const bodies[])(void *) = { jikes_group_body, ipm_groups_body, papi_component_body, openj9_mode_body };
+
+        for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++)
+                CHECK_RC(bodies[i](arg), 0);
+        return 0;
+}
+
+static int refused_at_3_body(void *arg) {
+        pm_groups_info_t groups;
+        pm_info2_t info;
+        pm_prog_t prog;
+
+        (void) arg;
+        CHECK_RC(pm_initialize(ALL_STATUSES | PM_GET_GROUPS, &info, &groups, PM_POWER6), PM_EPROCTYPE);
+        CHECK_RC(pm_initialize(ALL_STATUSES | PM_GET_GROUPS, &info, &groups, pm_get_procindex()), 0);
+        CHECK(groups.maxgroups >= 2 && groups.event_groups[1].group_id == 1);
+        client_program(&prog, PM_USER, 0, COUNT_NOTHING);
+        prog.mode.b.is_group = 1;
+        CHECK_RC(pm_set_program_mythread(&prog), PM_EPERM);
+        client_program(&prog, PM_USER, 5, 3);                   /* IPM's POWER3 ids */
+        CHECK_RC(pm_set_program_mythread(&prog), PM_EEVENT);
+        client_program(&prog, 0x24001480, 0, COUNT_NOTHING);    /* OpenJ9's word */
+        CHECK_RC(pm_set_program_mythread(&prog), PM_EMODELAYOUT);
+        return 0;
+}
+
+static void test_every_client_at_paranoid_3(void **state) {
+        (void) state;
+        assert_int_equal(paranoid_set_for_test(3), 0);
+        assert_int_equal(run_as(0, 0, all_bodies, NULL), 0);
+        assert_int_equal(run_as_nobody(refused_at_3_body, NULL), 0);
+        paranoid_restore_for_test();
+        assert_int_equal(wait_for_context_count(0, 10000), 0);
+}
+
 static int setup(void **state) {
         (void) state;
         return bus_fixture_start(&fixture, NULL);
@@ -372,6 +413,7 @@ int main(void) {
                 cmocka_unit_test(test_ipm_counts_groups_by_index_and_power_ids_are_refused),
                 cmocka_unit_test(test_papi_aix_component_builds_initializes_and_retries_on_13),
                 cmocka_unit_test(test_openj9_big_endian_mode_copy_is_named_as_a_layout_error),
+                cmocka_unit_test(test_every_client_at_paranoid_3),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

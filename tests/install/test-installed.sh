@@ -129,7 +129,7 @@ check "a system bus answers on the default address" busctl --system status
 stop_daemon                     # an earlier pmapid on this bus would hide what is tested below
 
 # 4. Bus activation: an unprivileged client's first call starts the installed pmapid as root.
-pmlist_as_nobody() { as_nobody "$prefix/bin/pmlist" --csv | grep -q '^2,PM_PAGE_FLT,'; }
+pmlist_as_nobody() { as_nobody "$prefix/bin/pmlist" --csv | grep -q '^100002,PM_PAGE_FLT,'; }
 activated_is_installed() {
         pid=$(name_owner_pid)
         [ -n "$pid" ] && [ "$(readlink "/proc/$pid/exe")" = "$sbin" ] && [ "$(stat -c %u "/proc/$pid")" = 0 ]

@@ -8,6 +8,7 @@
 #include "access.h"
 #include "macro.h"
 #include "perf-syscall.h"
+#include "thread-pin.h"
 
 DEFINE_FREEP(FILE, fclose);
 
@@ -85,7 +86,7 @@ bool access_is_ancestor(pid_t ancestor, pid_t pid) {
 /* TracerPid names the tracing thread: its process and euid, read under a pin of that thread, and
  * only if the target is still traced by it afterwards. */
 static void read_tracer(const char *target_status, pid_t tracer_tid, pid_t caller_pid, TargetCreds *t) {
-        _cleanup_close_ int pin = pidfd_open_thread(tracer_tid);
+        _cleanup_close_ int pin = thread_pin_open(tracer_tid);
         _cleanup_(fclosep) FILE *f = NULL;
         char path[64], line[256];
         unsigned uid[2];

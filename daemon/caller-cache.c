@@ -73,7 +73,7 @@ int caller_cache_get(CallerCache *c, sd_bus_message *m, Caller *ret) {
         if (e && e->pin >= 0) {
                 /* A connection whose process has exited stays refused until it closes: its PID
                  * may name another process by now. */
-                if (!thread_pin_alive(e->pin))
+                if (!process_pin_alive(e->pin))
                         return -ESTALE;
                 *ret = e->caller;
                 return 0;

@@ -1,5 +1,5 @@
 /* caller.c: identity of bus callers and the checks that depend on it. Racy /proc reads are only
- * used under a pidfd pin that is checked again after acting. */
+ * used under a pin (a pidfd, or a thread pin: thread-pin.h) that is checked again after acting. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -126,11 +126,11 @@ int caller_from_creds(pid_t pid, uid_t euid, const gid_t *groups, size_t n_group
         pin = pidfd_open_process(pid);
         if (pin < 0)
                 return -ESTALE;
-        if (proc_read_effective_ids(pid, &now_euid, &egid) < 0 || now_euid != euid || !thread_pin_alive(pin))
+        if (proc_read_effective_ids(pid, &now_euid, &egid) < 0 || now_euid != euid || !process_pin_alive(pin))
                 return -ESTALE;
         *ret = (Caller) { .pid = pid, .euid = euid, .egid = egid };
         held_groups(pid, bus_groups, n_groups, ret);
-        if (!thread_pin_alive(pin))
+        if (!process_pin_alive(pin))
                 return -ESTALE;
         *ret_pin = TAKE_FD(pin);
         return 0;
@@ -158,12 +158,6 @@ int proc_read_effective_ids(pid_t pid, uid_t *ret_euid, gid_t *ret_egid) {
         return 0;
 }
 
-bool thread_pin_alive(int pidfd) {
-        struct pollfd p = { .fd = pidfd, .events = POLLIN };
-
-        return poll(&p, 1, 0) == 0;     /* POLLIN|POLLHUP once the thread has exited */
-}
-
 int thread_pin(pid_t pid, pid_t tid, int *ret_pidfd) {
         _cleanup_close_ int pidfd = -1;
         char path[64];
@@ -171,7 +165,7 @@ int thread_pin(pid_t pid, pid_t tid, int *ret_pidfd) {
 
         if (pid <= 0 || tid <= 0)
                 return -ESRCH;
-        pidfd = pidfd_open_thread(tid);
+        pidfd = thread_pin_open(tid);
         if (pidfd < 0)
                 return errno == EMFILE || errno == ENFILE ? -ENFILE : -ESRCH;   /* out of fds: a limit */
         (void) snprintf(path, sizeof(path), "/proc/%d/task/%d", (int) pid, (int) tid);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
+#include "thread-pin.h"
 
 #define CALLER_MAX_GROUPS 32
 
@@ -46,11 +47,10 @@ int proc_read_groups(pid_t pid, gid_t *ret, size_t max);
 /* The effective uid and gid of process pid from /proc/<pid>/status; -ESRCH. Read it under a pin. */
 int proc_read_effective_ids(pid_t pid, uid_t *ret_euid, gid_t *ret_egid);
 
-/* Pins thread tid of process pid with a PIDFD_THREAD pidfd. -ESRCH if tid is not a live thread of
- * pid. The pin says "the thread the caller meant"; check it again with thread_pin_alive() after
- * acting, since a tid may be reused between the two looks. */
+/* Pins thread tid of process pid (thread-pin.h). -ESRCH if tid is not a live thread of pid. The pin
+ * says "the thread the caller meant"; check it again with thread_pin_alive() after acting, since a
+ * tid may be reused between the two looks. */
 int thread_pin(pid_t pid, pid_t tid, int *ret_pidfd);
-bool thread_pin_alive(int pidfd);
 /* The PPid of process pid from /proc, or -1 if it is gone. */
 pid_t proc_parent_pid(pid_t pid);
 

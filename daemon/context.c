@@ -342,12 +342,6 @@ Program context_get_program(Context *c) {
         return program_with_count(&c->program, c->counting);
 }
 
-uint64_t pidfd_inode(int pidfd) {
-        struct stat st;
-
-        return fstat(pidfd, &st) == 0 ? (uint64_t) st.st_ino : 0;
-}
-
 bool context_thread_alive(const Context *c) {
         _cleanup_close_ int fd = -1;
 
@@ -355,10 +349,10 @@ bool context_thread_alive(const Context *c) {
                 return thread_pin_alive(c->pidfd);
         if (c->thread_ino == 0)
                 return true;
-        fd = pidfd_open_thread(c->tid);
+        fd = thread_pin_open(c->tid);
         if (fd < 0)
                 return errno != ESRCH;  /* out of fds or memory says nothing about the thread */
-        return pidfd_inode(fd) == c->thread_ino && thread_pin_alive(fd);
+        return thread_pin_id(fd) == c->thread_ino && thread_pin_alive(fd);
 }
 
 void context_set_comm(Context *c, const char *comm) {

@@ -68,9 +68,9 @@ typedef struct Context {
         const CounterBackend *backend;
         CounterGroup *counters;
         /* The thread's identity and exit. With pmapid's fork watch running, its EXIT records say when
-         * a thread exits and the context keeps no fd for it: thread_ino (its pidfs inode, unique
+         * a thread exits and the context keeps no fd for it: thread_ino (thread_pin_id(), unique
          * for the boot) tells the thread from a later one with the same tid. Without the watch, a
-         * pidfd pins the thread and fires at its exit. */
+         * thread pidfd pins the thread and fires at its exit (thread-pin.h). */
         int pidfd;                      /* -1 if none */
         uint64_t thread_ino;            /* 0 if unknown */
         uint64_t attached_ns;           /* CLOCK_MONOTONIC: an exit record older than this is another's */
@@ -125,10 +125,8 @@ Program context_get_program(Context *c);
 void context_set_comm(Context *c, const char *comm);
 /* Takes in the switches the thread made itself (local-page.h, LocalState): its state and history. */
 void context_sync_local(Context *c);
-/* Whether c's thread still runs: its pidfd has not fired, or the tid's thread now is the one it
- * was (same pidfs inode) and has not exited. True when nothing identifies it (unit tests). */
+/* Whether c's thread still runs: its pin says so, or the tid's thread now is the one it was (same
+ * thread_pin_id) and has not exited. True when nothing identifies it (unit tests). */
 bool context_thread_alive(const Context *c);
-/* The pidfs inode of a thread's pidfd, 0 if it cannot be read. */
-uint64_t pidfd_inode(int pidfd);
 /* Reads /proc/<pid>/task/<tid>/comm into c->comm; leaves it alone if the thread is gone. */
 int context_read_comm(Context *c);

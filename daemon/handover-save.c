@@ -5,7 +5,10 @@
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <linux/magic.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "handover-type.h"
@@ -24,18 +27,42 @@ static int32_t fd_index(FdList *l, int fd) {
         return (int32_t) l->fds->len - 1;
 }
 
+/* The process a pidfd refers to, from its fdinfo ("Pid:"); 0 if none is named. */
+static pid_t fdinfo_pid(int fd) {
+        char path[64], line[128];
+        FILE *f;
+        int pid = 0;
+
+        (void) snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+        f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "Pid: %d", &pid) == 1)
+                        break;
+        if (f)
+                fclose(f);
+        return pid > 0 ? (pid_t) pid : 0;
+}
+
 uint64_t handover_fd_key(int fd) {
+        const uint64_t flags = HANDOVER_KEY_INODE | HANDOVER_KEY_THREAD | HANDOVER_KEY_ANON_PIDFD;
+        struct statfs sf;
         struct stat st;
         uint64_t id;
 
         if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0)
                 return id & ~HANDOVER_KEY_INODE;
-        /* A process's pidfd and its main thread's share the inode; O_EXCL (PIDFD_THREAD) tells them
-         * apart. */
-        if (fstat(fd, &st) == 0)
-                return HANDOVER_KEY_INODE | ((fcntl(fd, F_GETFL) & O_EXCL) ? HANDOVER_KEY_THREAD : 0) |
-                       ((uint64_t) st.st_ino & ~(HANDOVER_KEY_INODE | HANDOVER_KEY_THREAD));
-        return 0;
+        if (fstat(fd, &st) < 0 || fstatfs(fd, &sf) < 0)
+                return 0;
+        /* Before Linux 6.9 every pidfd has the one anonymous inode: the process it names tells them
+         * apart (a process that exited meanwhile names none, and its pidfd is not found again). */
+        if (sf.f_type == ANON_INODE_FS_MAGIC) {
+                pid_t pid = fdinfo_pid(fd);
+                return pid > 0 ? HANDOVER_KEY_INODE | HANDOVER_KEY_ANON_PIDFD | (uint64_t) pid : 0;
+        }
+        /* With pidfs, a process's pidfd and its main thread's share the inode; O_EXCL (PIDFD_THREAD)
+         * tells them apart. A /proc thread pin (thread-pin.h) is the thread's own inode of procfs. */
+        return HANDOVER_KEY_INODE | ((fcntl(fd, F_GETFL) & O_EXCL) || sf.f_type == PROC_SUPER_MAGIC ?
+                                     HANDOVER_KEY_THREAD : 0) | ((uint64_t) st.st_ino & ~flags);
 }
 
 static GVariant *keys_variant(const FdList *l) {

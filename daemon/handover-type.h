@@ -35,8 +35,10 @@
 
 /* The top bit of a key says "an inode", not a perf event id. */
 #define HANDOVER_KEY_INODE (UINT64_C(1) << 63)
-/* The next one: a thread's pidfd (PIDFD_THREAD), not its process's. */
+/* The next one: a thread's pin (a PIDFD_THREAD pidfd, a /proc directory), not its process's pidfd. */
 #define HANDOVER_KEY_THREAD (UINT64_C(1) << 62)
+/* A pidfd of a kernel before pidfs (6.9), keyed by its process id: they all share one inode. */
+#define HANDOVER_KEY_ANON_PIDFD (UINT64_C(1) << 61)
 
 #define HANDOVER_PROGRAM "(uuba(uai))"
 #define HANDOVER_GROUP "(uiuu" HANDOVER_PROGRAM "bbbuaxa(iiayax)uui)"

@@ -5,7 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <systemd/sd-daemon.h>
 
 #include "bus-names.h"
@@ -15,6 +19,7 @@
 #include "macro.h"
 #include "manager-dbus.h"
 #include "perf-syscall.h"
+#include "thread-pin.h"
 #include "fd-store.h"
 #include "reexec.h"
 
@@ -161,15 +166,37 @@ static void apply_calibration(EventTable *t) {
         calibration_report_done(&rep);
 }
 
-/* Thread pins need pidfd_open(tid, PIDFD_THREAD), new in Linux 6.9; without them no caller's thread
- * could be checked, so refuse to start rather than refuse every call. */
+/* What this kernel gives for pmapid's guarantees (pmapid(8), KERNELS), logged at start. Process
+ * pidfds (pidfd_open, Linux 5.3) pin every caller's process and openat2 (5.6) resolves cgroup paths:
+ * a kernel without them is refused here, naming what it lacks, rather than refusing every call.
+ * Threads are pinned by thread pidfds where the kernel has them (6.9) and by /proc otherwise
+ * (thread-pin.h). */
 static int check_kernel(void) {
-        int fd = pidfd_open_thread(gettid());
+        struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC };
+        struct utsname u = {};
+        int fd, r;
 
+        (void) uname(&u);
+        fd = pidfd_open_process(getpid());
         if (fd < 0)
-                return log_error_errno(-errno, "pidfd_open(PIDFD_THREAD) is not supported (%m): pmapid needs "
-                                       "Linux 6.9 or later.");
+                return log_error_errno(-errno, "pidfd_open() is not supported on Linux %s (%m): pmapid needs "
+                                       "Linux 5.3 or later (5.10 is the oldest tested).", u.release);
         close(fd);
+        fd = (int) syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
+        if (fd < 0 && errno == ENOSYS)
+                return log_error_errno(-errno, "openat2() is not supported on Linux %s (%m): pmapid needs "
+                                       "Linux 5.6 or later (5.10 is the oldest tested).", u.release);
+        if (fd >= 0)
+                close(fd);
+        r = thread_pins_init();
+        if (r < 0)
+                return log_error_errno(r, "Cannot pin threads on Linux %s: no thread pidfds and no "
+                                       "/proc/<tid>/task/<tid> (%m).", u.release);
+        if (thread_pins_kind() == THREAD_PIN_PIDFD)
+                log_info("Linux %s: threads pinned by thread pidfds (PIDFD_THREAD).", u.release);
+        else
+                log_info("Linux %s: threads pinned by their /proc directories (no PIDFD_THREAD before Linux 6.9); "
+                         "exits come from perf's task records.", u.release);
         return 0;
 }
 
@@ -300,6 +327,12 @@ static int run(void) {
                         manager_exits_lost(0, m);       /* exits in the gap were not recorded */
         }
         manager_update_fork_watch(m);
+        if (r < 0 && !thread_pins_poll()) {
+                /* A /proc pin does not fire at its thread's exit: perf's EXIT records must say it. */
+                log_error_errno(r, "Cannot read perf task records (%m), and this kernel has no thread pidfds "
+                                "(Linux 6.9): pmapid could not tell when a counted thread exits.");
+                goto finish;
+        }
         if (r < 0)
                 log_warning_errno(r, "Cannot read perf fork records (%m): threads not created through "
                                   "libpmapi's pthread_create will not inherit contexts.");

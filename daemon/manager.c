@@ -19,6 +19,7 @@
 #include "manager.h"
 #include "local-share.h"
 #include "manager-comm.h"
+#include "thread-pin.h"
 
 unsigned manager_fd_budget(void) {
         struct rlimit rl;
@@ -210,6 +211,13 @@ static bool exits_from_watch(const Manager *m) {
         return m->event && m->fork_watch;
 }
 
+/* Whether a context keeps its thread's pin: where exits do not come from the watch, the pin tells
+ * them; and a /proc pin is kept even then, since its identity without the pin (a start time in
+ * 10 ms ticks, thread-pin.h) would not tell a thread from one given the same tid in the same tick. */
+static bool keeps_pin(const Manager *m) {
+        return !exits_from_watch(m) || !thread_pins_poll();
+}
+
 const char *manager_miss_reason(int error) {
         switch (error) {
         case -EDQUOT:
@@ -250,8 +258,9 @@ void manager_thread_exited(pid_t pid, pid_t tid, uint64_t time_ns, void *userdat
         Context *c = g_hash_table_lookup(m->threads, GINT_TO_POINTER(tid));
 
         missed_forget_tid(m->missed, pid, tid);
-        /* An exit older than the context is that of an earlier thread with this tid. */
-        if (!c || c->pid != pid || c->pidfd >= 0 || time_ns < c->attached_ns)
+        /* An exit older than the context is that of an earlier thread with this tid. A context whose
+         * pin polls hears of the exit from it (a /proc pin does not: thread-pin.h). */
+        if (!c || c->pid != pid || (c->pidfd >= 0 && thread_pins_poll()) || time_ns < c->attached_ns)
                 return;
         log_debug("Thread %d of pid %d exited, context released.", (int) tid, (int) pid);
         context_died(m, c);
@@ -431,7 +440,7 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
         if (spec->owner_uid != 0 && uid_count(m, spec->owner_uid) >= m->max_contexts_per_uid)
                 return -EDQUOT;
         if (manager_n_contexts(m) >= m->max_contexts ||
-            m->fds_used + program_n_events(spec->program, m->events) + (exits_from_watch(m) ? 0 : 1) + spec->local > m->fd_budget)
+            m->fds_used + program_n_events(spec->program, m->events) + (keeps_pin(m) ? 1 : 0) + spec->local > m->fd_budget)
                 return -ENFILE;
         /* Watching exits before the thread is checked alive below: an exit after that check is seen. */
         if (exits_from_watch(m))
@@ -476,8 +485,8 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
         /* No failure after this point. An inherited context takes its creator's name (inherit.c),
          * with no system call on the way to a new thread's first counts. */
         c->attached_ns = attached_ns;
-        c->thread_ino = pidfd_inode(c->pidfd);
-        if (exits_from_watch(m))
+        c->thread_ino = thread_pin_id(c->pidfd);
+        if (!keeps_pin(m))
                 c->pidfd = safe_close(c->pidfd);        /* the inode identifies the thread from now on */
         if (spec->origin == CONTEXT_SET_PROGRAM || spec->origin == CONTEXT_SET_GROUP_PROGRAM)
                 (void) context_read_comm(c);
@@ -500,7 +509,9 @@ fail:
 int manager_adopt(Manager *m, Context *c) {
         int r;
 
-        if (m->event && c->pidfd >= 0) {
+        /* A /proc pin does not poll (thread-pin.h): then the fork watch, which such a kernel needs,
+         * tells the exit. */
+        if (m->event && c->pidfd >= 0 && thread_pins_poll()) {
                 r = sd_event_add_io(m->event, &c->exit_source, c->pidfd, EPOLLIN, on_thread_exit, c);
                 if (r < 0)
                         return r;

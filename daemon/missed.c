@@ -4,7 +4,7 @@
 #include "context.h"
 #include "macro.h"
 #include "missed.h"
-#include "perf-syscall.h"
+#include "thread-pin.h"
 
 typedef struct Miss {
         pid_t pid;
@@ -33,7 +33,7 @@ MissedThreads *missed_free(MissedThreads *t) {
 }
 
 bool missed_add(MissedThreads *t, pid_t pid, pid_t tid, int pidfd, unsigned group_id, int error) {
-        uint64_t ino = pidfd >= 0 ? pidfd_inode(pidfd) : 0;
+        uint64_t ino = pidfd >= 0 ? thread_pin_id(pidfd) : 0;
         Miss *m = g_hash_table_lookup(t->by_tid, GINT_TO_POINTER(tid));
 
         if (m && m->pid == pid && m->thread_ino == ino && m->group_id == group_id)
@@ -52,8 +52,8 @@ bool missed_find(MissedThreads *t, pid_t pid, pid_t tid, unsigned *ret_group, in
 
         if (!m || m->pid != pid || m->thread_ino == 0)
                 return false;
-        fd = pidfd_open_thread(tid);
-        if (fd < 0 || pidfd_inode(fd) != m->thread_ino)
+        fd = thread_pin_open(tid);
+        if (fd < 0 || thread_pin_id(fd) != m->thread_ino)
                 return false;           /* another thread has the tid now */
         *ret_group = m->group_id;
         *ret_error = m->error;

@@ -2,7 +2,8 @@
  * total limit, pmapid out of fds, the kernel refusing their counters), so that the group counts a
  * thread's miss once however many ways it was tried (its fork record, then its library's Inherit),
  * and so that the thread itself, asking for its context, is told why it has none. A thread is known
- * by its pidfs inode, never by its tid alone. Bounded: past MISSED_MAX threads, misses are no longer
+ * by its pin identity (thread_pin_id(): a pidfs inode, or its start time and tid), never by its
+ * tid alone. Bounded: past MISSED_MAX threads, misses are no longer
  * remembered (the group still counts them, perhaps twice: it is marked partial either way). */
 #pragma once
 

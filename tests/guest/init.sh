@@ -1,0 +1,36 @@
+#!/bin/busybox sh
+# The guest's /init (tests/guest/make-kernel.sh puts it in the initramfs): loads the modules, mounts
+# the host's root read-only over 9p (tag "hostroot") under a tmpfs overlay, so that the guest sees the
+# host's programs and the project's build but writes nothing back, mounts the shared output folder
+# (tag "out") at /run/guest-out, runs /run/guest-out/command.sh there as root, writes its exit status
+# to /run/guest-out/status, and powers off. Output goes to the console.
+/bin/busybox mkdir -p /bin
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+while read -r m; do
+        insmod "/modules/$m" 2>/dev/null || echo "guest: insmod $m failed"
+done < /modules/load
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot /lower; then
+        echo "guest: cannot mount the host's root"
+        poweroff -f
+fi
+mount -t tmpfs -o size=75% tmpfs /upper
+mkdir -p /upper/data /upper/work
+mount -t overlay overlay -o lowerdir=/lower,upperdir=/upper/data,workdir=/upper/work /root
+for d in proc sys dev; do
+        mount --move /$d /root/$d
+done
+mount -t tmpfs tmpfs /root/tmp
+mount -t tmpfs tmpfs /root/run
+mkdir -p /root/run/guest-out /root/dev/pts /root/dev/shm /root/sys/fs/cgroup
+mount -t devpts devpts /root/dev/pts
+mount -t tmpfs tmpfs /root/dev/shm
+mount -t cgroup2 cgroup2 /root/sys/fs/cgroup 2>/dev/null
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /root/run/guest-out
+echo "guest: $(uname -r) up, running the command"
+chroot /root /bin/sh -c 'cd /run/guest-out && . ./environment && sh ./command.sh; echo $? > /run/guest-out/status'
+sync
+echo "guest: done, status $(cat /root/run/guest-out/status 2>/dev/null)"
+poweroff -f

@@ -101,6 +101,8 @@ int manager_set_cgroup_program(Manager *m, const Caller *caller, uint64_t cgroup
                 return -ENFILE;
         if (r == -EINVAL || r == -EOPNOTSUPP)
                 return -ENODEV;
+        if (r == -ENOENT)               /* the cgroup is there (fd holds it): perf is not */
+                return MANAGER_CGROUP_NO_PERF;
         if (r < 0)
                 return r;
         r = system_owners_add(m->systems, s);

@@ -56,6 +56,12 @@ int manager_bus_cgroup_error(sd_bus_error *error, uint64_t id, int r) {
         case -ENODEV:
                 return sd_bus_error_set(error, PMAPI_ERROR_OPEN_FAILED,
                                         "The kernel refused to open these counters for the cgroup on the CPUs");
+        case MANAGER_CGROUP_NO_PERF:
+                return sd_bus_error_setf(error, PMAPI_ERROR_OPEN_FAILED,
+                                         "This kernel has no perf state for cgroup %" PRIu64 ": before Linux 6.x "
+                                         "perf counts a cgroup only where its parent's cgroup.subtree_control "
+                                         "enables a controller (systemd enables them in its slices); enable one "
+                                         "there, e.g. +pids", id);
         case -ENFILE:
                 return sd_bus_error_set(error, PMAPI_ERROR_LIMIT_EXCEEDED,
                                         "pmapid is out of file descriptors for cgroup counters");

@@ -163,6 +163,9 @@ pid_t manager_system_owner(const Manager *m);         /* of the every-process co
  * many counter groups for the uid. */
 #define MANAGER_CGROUP_NOT_DELEGATED (-EXDEV)
 #define MANAGER_CGROUP_FOREIGN (-EMLINK)
+/* The kernel has no perf state for the cgroup: before Linux 6.x (seen on 6.1, not on 6.18) perf
+ * counts a cgroup v2 only where its parent's cgroup.subtree_control enables some controller. */
+#define MANAGER_CGROUP_NO_PERF (-ENOLINK)
 /* Cgroups one listing may name. */
 #define MANAGER_CGROUP_LIST_MAX 4096
 int manager_set_cgroup_program(Manager *m, const Caller *caller, uint64_t cgroup_id, const Program *program);

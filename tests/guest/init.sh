@@ -28,7 +28,15 @@ mkdir -p /root/run/guest-out /root/dev/pts /root/dev/shm /root/sys/fs/cgroup
 mount -t devpts devpts /root/dev/pts
 mount -t tmpfs tmpfs /root/dev/shm
 mount -t cgroup2 cgroup2 /root/sys/fs/cgroup 2>/dev/null
+# What a Debian system's systemd does at boot: the root cgroup passes controllers down. Before Linux
+# 6.x perf counts a cgroup v2 only where its parent enables one (its perf_event state is made then).
+echo "+cpu +memory +pids" > /root/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+# The project machine's fd limit (pmapid sizes its contexts by it; the tests expect it).
+ulimit -Hn 20000 2>/dev/null
+ulimit -n 20000 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /root/run/guest-out
+ip link set lo up 2>/dev/null
+hostname guest
 echo "guest: $(uname -r) up, running the command"
 chroot /root /bin/sh -c 'cd /run/guest-out && . ./environment && sh ./command.sh; echo $? > /run/guest-out/status'
 sync

@@ -86,7 +86,9 @@ static void test_pmcount_group_counts_its_events_and_names_the_group(void **stat
                 printf("# tp-worker-%d: %lld pages, %lld page faults, %lld minor, %lld major\n", w, WORKER_PAGES(w),
                        page, minor, (long long) json_array_get_int_element(counts, 2));
                 assert_in_range(page, WORKER_PAGES(w) - 2, WORKER_PAGES(w) + 2);
-                assert_int_equal(minor, page);
+                /* Every fault is minor here, but the kernel raises the two counts at different points
+                 * of a fault (Linux 6.1 was seen one apart in 75,000): the same tolerance as pages. */
+                assert_in_range(minor, WORKER_PAGES(w) - 2, WORKER_PAGES(w) + 2);
                 assert_int_equal(json_array_get_int_element(counts, 2), 0);
                 n_workers++;
         }

@@ -4,6 +4,9 @@ set -eu
 pkgs="meson ninja-build gcc pkg-config libsystemd-dev libglib2.0-dev libpfm4-dev libcmocka-dev
       dbus-daemon dbus-bin systemd linux-perf util-linux libjson-glib-dev gdb
       libseccomp-dev clang libclang-rt-14-dev libsmartcols-dev"
+# QEMU and what prepares a Debian kernel to boot in it (tests/guest/: the suite on Debian's own
+# 5.10, 6.1 and 6.12 kernels), without recommends.
+guests="qemu-system-x86 kmod cpio xz-utils"
 # Performance Co-Pilot (pmdapmapi and its tests: pmcd, pmproxy, dbpmda) and Prometheus with curl
 # (the scrape test), without their recommends (node exporters, IPMI, SNMP...).
 services="pcp libpcp-pmda3-dev libpcp3-dev prometheus curl"
@@ -17,12 +20,16 @@ missing_of() {
 }
 
 missing=$(missing_of $pkgs)
+missing_guests=$(missing_of $guests)
 missing_services=$(missing_of $services)
-[ -n "$missing$missing_services" ] || exit 0
-echo "Installing:$missing$missing_services"
+[ -n "$missing$missing_guests$missing_services" ] || exit 0
+echo "Installing:$missing$missing_guests$missing_services"
 apt-get update -qq
 if [ -n "$missing" ]; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+fi
+if [ -n "$missing_guests" ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing_guests >/dev/null
 fi
 [ -n "$missing_services" ] || exit 0
 

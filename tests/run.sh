@@ -3,8 +3,10 @@
 # as errors, run the unit and integration suites (the integration tests start their own private
 # dbus-daemon and pmapid), print the benchmark, and end with one "N passed, N failed" line counting
 # the individual cmocka test cases. The integration suite runs once against pmapid as
-# pmapid.service confines it (tests/confine/), once against a sanitized pmapid; then libFuzzer
-# explores pmapid's bus objects for PMAPI_FUZZ_RUNS inputs (default 10000, about a minute; tests/fuzz/).
+# pmapid.service confines it (tests/confine/), once against a sanitized pmapid, once with pmapid
+# pinning threads as it does before Linux 6.9; then libFuzzer explores pmapid's bus objects for
+# PMAPI_FUZZ_RUNS inputs (default 10000, about a minute; tests/fuzz/), and QEMU guests run the
+# kernel-facing integration tests on Debian's own 5.10, 6.1 and 6.12 kernels (tests/guest/).
 #   tests/run.sh [--installed]
 # --installed also installs the build for real, checks it against the distribution's own system bus
 # and systemd configuration, and uninstalls it (tests/install/test-installed.sh; .ci/run passes it).
@@ -36,11 +38,23 @@ meson test -C "$asan" --suite unit --print-errorlogs || rc=$?
 cat "$asan/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
 PMAPI_TEST_PMAPID="$top/$asan/daemon/pmapid" meson test -C "$build" --suite integration --print-errorlogs || rc=$?
 cat "$build/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
+# The integration suite once more with pmapid pinning threads by /proc, as it must on kernels
+# before 6.9 (PMAPID_THREAD_PINS=procfs; daemon/thread-pin.h), at this machine's speed.
+PMAPID_THREAD_PINS=procfs meson test -C "$build" --suite integration --print-errorlogs || rc=$?
+cat "$build/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
 # libFuzzer on pmapid's bus objects, bounded (PMAPI_FUZZ_RUNS inputs, default 10000, from
 # PMAPI_FUZZ_SEED, default 1): tests/fuzz/run.sh.
 sh tests/fuzz/run.sh "${PMAPI_FUZZ_RUNS:-10000}" "${PMAPI_FUZZ_SEED:-1}" > "$build/meson-logs/fuzz.txt" || rc=$?
 cat "$build/meson-logs/fuzz.txt"
 cat "$build/meson-logs/fuzz.txt" >> "$log"
+# The kernels users run: Debian's own 5.10, 6.1 and 6.12 in QEMU guests over this build
+# (tests/guest/kernel-matrix.sh; PMAPI_GUEST_TESTS=all for every integration test, PMAPI_GUESTS=no
+# to leave them out).
+if [ "${PMAPI_GUESTS:-yes}" != no ]; then
+        sh tests/guest/kernel-matrix.sh "$build" "$log" > "$build/meson-logs/guests.txt" 2>&1 || rc=$?
+        cat "$build/meson-logs/guests.txt"
+        grep -E '^(not )?ok [0-9]+ - guest' "$build/meson-logs/guests.txt" >> "$log" || true
+fi
 if [ "$installed" = yes ]; then
         sh tests/install/test-installed.sh "$build" > "$build/meson-logs/installed.txt" || rc=$?
         cat "$build/meson-logs/installed.txt"

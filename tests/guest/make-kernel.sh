@@ -50,6 +50,11 @@ trap 'rm -rf "$work"' EXIT
 (cd "$work" && apt-get $apt_opts -qq download "$image:$arch" "busybox-static:$arch" >&2)
 dpkg-deb -x "$work/$image"_*.deb "$work/root"
 dpkg-deb -x "$work"/busybox-static_*.deb "$work/busybox"
+# trixie's packages put the modules under /usr (merged /usr): give depmod the usual layout.
+if [ ! -d "$work/root/lib/modules" ] && [ -d "$work/root/usr/lib/modules" ]; then
+        mkdir -p "$work/root/lib"
+        mv "$work/root/usr/lib/modules" "$work/root/lib/modules"
+fi
 kver=$(ls "$work/root/lib/modules")
 /sbin/depmod -b "$work/root" "$kver"
 

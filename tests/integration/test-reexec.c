@@ -142,7 +142,8 @@ static int thread_context_body(void *arg) {
         return 0;
 }
 
-/* Eight events, with the private leader of reads in process: every counter keeps its slot. */
+/* Every counter used (eight with software events), with the private leader of reads in process:
+ * every counter keeps its slot. */
 static void test_eight_events_keep_their_slots(void **state) {
         pm_data_t before, after;
         pm_prog_t prog = { .mode.w = PM_USER | PM_COUNT }, got;
@@ -152,10 +153,17 @@ static void test_eight_events_keep_their_slots(void **state) {
 
         (void) state;
         assert_int_equal(pm_init(PM_VERIFIED | PM_CAVEAT | PM_UNVERIFIED, &info), 0);
-        assert_true(info.maxevents[0] >= MAX_COUNTERS);
+        assert_true(info.maxevents[0] >= 2 && info.maxpmcs >= 2);
+        /* A different event on each counter the PMU has (8 with software events only, 6 on a
+         * Cortex-A57) while the catalog has them (8 software events from Linux 5.13, 7 before: no
+         * cgroup switches), then again from the first. */
         for (int c = 0; c < MAX_COUNTERS; c++) {
-                prog.events[c] = info.list_events[c][c].event_id;      /* a different event each */
-                if (strcmp(info.list_events[c][c].short_name, "PM_PAGE_FLT") == 0)
+                int k = c < info.maxpmcs ? c % info.maxevents[c] : -1;
+
+                prog.events[c] = k < 0 ? COUNT_NOTHING : info.list_events[c][k].event_id;
+                if (k < 0)
+                        continue;
+                if (flt < 0 && strcmp(info.list_events[c][k].short_name, "PM_PAGE_FLT") == 0)
                         flt = c;
         }
         assert_true(flt >= 0);

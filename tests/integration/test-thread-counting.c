@@ -192,9 +192,17 @@ static void test_agrees_with_perf_stat(void **state) {
         (void) state;
         if (!helper || system("perf stat -e page-faults true >/dev/null 2>&1") != 0)
                 skip();
-        base = perf_stat_page_faults(helper, 0);
-        with = perf_stat_page_faults(helper, 5000);
-        assert_true(base > 0 && with > 0);
+        /* The helper's own start-up faults vary from run to run (address-space randomisation moves
+         * its stack and heap across page boundaries; Linux 5.10 was seen 7 apart): the least of five
+         * runs of each, the start-up with the fewest surprises. */
+        base = with = -1;
+        for (int i = 0; i < 5; i++) {
+                long long b = perf_stat_page_faults(helper, 0), w = perf_stat_page_faults(helper, 5000);
+
+                assert_true(b > 0 && w > 0);
+                base = base < 0 || b < base ? b : base;
+                with = with < 0 || w < with ? w : with;
+        }
 
         assert_int_equal(s1_program(&prog, PM_USER | PM_COUNT), 0);
         assert_int_equal(pm_set_program_mythread(&prog), 0);

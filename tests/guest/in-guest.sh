@@ -1,0 +1,16 @@
+#!/bin/sh
+# Runs inside a guest (run-guest.sh): the integration tests named, from the build folder BUILD, at
+# perf_event_paranoid 2 as on the project machine (Debian's kernels boot with 3; the tests that need
+# 3 set it themselves), then prints meson's log between two marker lines for the caller to keep.
+#   tests/guest/in-guest.sh BUILD TEST...
+set -u
+build=$1
+shift
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+meson test -C "$build" --no-rebuild --print-errorlogs "$@" > /run/guest-out/meson.txt 2>&1
+rc=$?
+grep -E '^ *[0-9]+/[0-9]+ .*(OK|FAIL|SKIP|TIMEOUT)' /run/guest-out/meson.txt
+echo "=== guest testlog"
+cat "$build/meson-logs/testlog.txt"
+echo "=== end"
+exit $rc

@@ -1,0 +1,60 @@
+#!/bin/sh
+# The integration tests on the kernels users run: Debian's own bullseye (5.10), bookworm (6.1) and
+# trixie (6.12) kernels, each booted in an x86-64 QEMU guest (TCG: no CPU PMU, software events) over
+# this machine's files (tests/guest/run-guest.sh), running the build BUILD. The tests chosen are those
+# whose outcome depends on the kernel: pins and identity, inheritance, exits, handover, cgroups, the
+# system scope, time; PMAPI_GUEST_TESTS=all runs every integration test (the long form, about 6
+# minutes a kernel here), or names others. Each guest's meson log goes to LOG; one line per kernel
+# says how it went and how long it took.
+#   tests/guest/kernel-matrix.sh BUILD LOG [SUITE...]
+set -u
+build=$1 log=$2
+shift 2
+suites=${*:-bullseye bookworm trixie}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${PMAPI_GUEST_CACHE:-$top/$build/guests}
+tests=${PMAPI_GUEST_TESTS:-thread-counting groups inheritance bad-input identity third-party system reexec
+ fd-store local-reads thread-names cgroup time mx aix-clients aix-client-code event-groups}
+[ "$tests" = all ] && tests="--suite integration"
+limit=${PMAPI_GUEST_TIMEOUT:-900}
+rc=0
+n=0
+mkdir -p "$cache"
+for suite in $suites; do
+        n=$((n + 1))
+        start=$(date +%s)
+        if ! kdir=$(sh "$top/tests/guest/make-kernel.sh" "$suite" amd64 "$cache" 2>"$cache/$suite.err"); then
+                echo "not ok $n - guest $suite: its kernel could not be prepared: $(tail -n 1 "$cache/$suite.err")"
+                rc=1
+                continue
+        fi
+        prepared=$(($(date +%s) - start))
+        chosen=$tests
+        # Debian 6.1 under QEMU's TCG: two children forked by test-system while per-CPU process-tree
+        # counters (inherit) watch their parent spin in handle_mm_fault from ret_from_fork, a soft
+        # lockup that never ends (seen twice in three runs; the same test passes on 5.10, 6.12 and
+        # 6.18). Left out there until it is understood, and said on the result line.
+        left_out=
+        if [ "$suite" = bookworm ] && [ "$tests" != "--suite integration" ]; then
+                chosen=$(echo "$tests" | tr ' ' '\n' | grep -vx system | tr '\n' ' ')
+                left_out=" (system left out: a guest kernel lockup, see kernel-matrix.sh)"
+        fi
+        out="$cache/$suite-amd64.console"
+        # shellcheck disable=SC2086
+        (cd "$top" && sh tests/guest/run-guest.sh "$kdir" amd64 "$limit" sh tests/guest/in-guest.sh "$build" $chosen) \
+                > "$out" 2>&1
+        status=$?
+        sed -n '/^=== guest testlog$/,/^=== end$/p' "$out" | sed '1d;$d' >> "$log"
+        summary=$(grep -cE '^ *[0-9]+/[0-9]+ .* OK ' "$out")
+        failed=$(grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)' "$out" | awk '{ print $3 }' | tr '\n' ' ')
+        line="guest $(cut -d' ' -f1 "$kdir/release") (Debian $suite): $summary meson tests passed${failed:+, failed: $failed}$left_out; kernel ready in ${prepared} s, tests in $(($(date +%s) - start - prepared)) s"
+        if [ "$status" -eq 0 ]; then
+                echo "ok $n - $line"
+        else
+                echo "not ok $n - $line (console: $out)"
+                grep -E '^not ok|error:|check failed|expected|soft lockup|Kernel panic|^guest:' "$out" | head -n 40 |
+                        sed 's/^/#   /'
+                rc=1
+        fi
+done
+exit $rc

@@ -22,7 +22,8 @@ mount -t overlay overlay -o lowerdir=/lower,upperdir=/upper/data,workdir=/upper/
 for d in proc sys dev; do
         mount --move /$d /root/$d
 done
-mount -t tmpfs tmpfs /root/tmp
+# /tmp stays the host's, under the overlay (a clone the tests run from may live there); /run is the
+# guest's own.
 mount -t tmpfs tmpfs /root/run
 mkdir -p /root/run/guest-out /root/dev/pts /root/dev/shm /root/sys/fs/cgroup
 mount -t devpts devpts /root/dev/pts

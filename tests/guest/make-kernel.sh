@@ -6,12 +6,12 @@
 #   tests/guest/make-kernel.sh SUITE ARCH CACHE
 # SUITE: bullseye, bookworm, bookworm-backports or trixie; ARCH: amd64 or arm64. Prints the folder
 # that holds vmlinuz and initrd.img (CACHE/SUITE-ARCH); a second call finds it there and downloads
-# nothing.
+# nothing, unless init.sh changed since.
 set -eu
 suite=$1 arch=$2 cache=$3
 here=$(cd "$(dirname "$0")" && pwd)
 out="$cache/$suite-$arch"
-if [ -s "$out/vmlinuz" ] && [ -s "$out/initrd.img" ] && [ -s "$out/release" ]; then
+if [ -s "$out/vmlinuz" ] && [ -s "$out/initrd.img" ] && [ -s "$out/release" ] && cmp -s "$here/init.sh" "$out/init.sh"; then
         echo "$out"
         exit 0
 fi
@@ -91,4 +91,5 @@ done
 (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd.img"
 cp "$work/root/boot/vmlinuz-$kver" "$out/vmlinuz"
 echo "$kver $version" > "$out/release"
+cp "$here/init.sh" "$out/init.sh"      # the initramfs is remade when init.sh changes
 echo "$out"

@@ -28,6 +28,22 @@ void client_program(pm_prog_t *prog, int mode, int event0, int event1) {
         prog->events[1] = event1;
 }
 
+int client_papi_start(pm_prog_t *prog) {
+        int rc = pm_set_program_mythread(prog);
+
+        if (rc == 13) {
+                rc = pm_delete_program_mythread();
+                if (rc == 0)
+                        rc = pm_set_program_mythread(prog);
+        }
+        return rc ? rc : pm_start_mythread();
+}
+
+int client_papi_stop(void) {
+        int rc = pm_stop_mythread();
+        return rc ? rc : pm_delete_program_mythread();
+}
+
 int client_run_as_root_and_nobody(int (*body)(void *), void *arg) {
         int root = run_as(0, 0, body, arg);
 

@@ -11,6 +11,10 @@ int client_event2_id(const pm_info2_t *info, int counter, const char *name);
 /* A program as the clients clear it (mode.w = 0, every counter COUNT_NOTHING) with mode and two
  * events (either may be COUNT_NOTHING). */
 void client_program(pm_prog_t *prog, int mode, int event0, int event1);
+/* PAPI's AIX substrate (icl-utk-edu/papi, src/aix.c): _aix_start sets the program, and on 13 (read as
+ * "a context exists") deletes and sets again, then starts; _aix_stop stops and deletes. */
+int client_papi_start(pm_prog_t *prog);
+int client_papi_stop(void);
 /* Runs body in a new process as root, then in another as uid/gid 65534; 0 when both returned 0.
  * A client starts in a process of its own: its pm_init state and contexts are its alone. */
 int client_run_as_root_and_nobody(int (*body)(void *), void *arg);

@@ -158,22 +158,6 @@ static int ipm_groups_body(void *arg) {
  * process sets PMAPI_EEXIST=13. */
 #define PAPI_MAX_GROUPS 256
 
-static int papi_start(pm_prog_t *prog) {
-        int rc = pm_set_program_mythread(prog);
-
-        if (rc == 13) {
-                rc = pm_delete_program_mythread();
-                if (rc == 0)
-                        rc = pm_set_program_mythread(prog);
-        }
-        return rc ? rc : pm_start_mythread();
-}
-
-static int papi_stop(void) {
-        int rc = pm_stop_mythread();
-        return rc ? rc : pm_delete_program_mythread();
-}
-
 typedef struct PapiThread {
         pm_prog_t *prog;
         int position;
@@ -186,7 +170,7 @@ static void *papi_thread(void *arg) {
         PapiThread *p = arg;
         pm_data_t d;
 
-        p->rc = papi_start(p->prog);
+        p->rc = client_papi_start(p->prog);
         if (p->rc != 0)
                 return NULL;
         if (pm_reset_data_mythread() != 0 || touch_fresh_pages(PAGES) != 0 || pm_get_data_mythread(&d) != 0) {
@@ -194,7 +178,7 @@ static void *papi_thread(void *arg) {
                 return NULL;
         }
         p->counted = d.accu[p->position];
-        p->rc = papi_stop();
+        p->rc = client_papi_stop();
         return NULL;
 }
 
@@ -248,7 +232,7 @@ static int papi_component_body(void *arg) {
 
         client_program(&prog, PM_USER, group, COUNT_NOTHING);   /* _aix_init_control_state */
         prog.mode.b.is_group = 1;
-        CHECK_RC(papi_start(&prog), 0);
+        CHECK_RC(client_papi_start(&prog), 0);
         CHECK_RC(pm_reset_data_mythread(), 0);
         CHECK(touch_fresh_pages(PAGES) == 0);
         CHECK_RC(pm_get_data_mythread(&d), 0);                  /* _aix_read */
@@ -268,7 +252,7 @@ static int papi_component_body(void *arg) {
         CHECK_RANGE(p.counted, PAGES, PAGES + 2);
         CHECK(strstr(pm_strerror(NULL, 13), "already") != NULL);
         CHECK(unsetenv("PMAPI_EEXIST") == 0);
-        CHECK_RC(papi_stop(), 0);                               /* _aix_stop */
+        CHECK_RC(client_papi_stop(), 0);                               /* _aix_stop */
         return 0;
 }
 

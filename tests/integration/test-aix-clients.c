@@ -207,24 +207,9 @@ static int jikes_body(void *arg) {
  * and delete. pmapi answers an inherited context with 59, as AIX 7 does and OpenJ9 expects, not
  * 13: a PAPI thread created while its creator counts fails its PAPI_start unless the process sets
  * PMAPI_EEXIST=13 (test-aix-client-code.c; README, Differences). */
-static int papi_start(pm_prog_t *prog) {
-        int rc = pm_set_program_mythread(prog);
-
-        if (rc == 13) {
-                (void) pm_delete_program_mythread();
-                rc = pm_set_program_mythread(prog);
-        }
-        return rc ? rc : pm_start_mythread();
-}
-
-static int papi_stop(void) {
-        int rc = pm_stop_mythread();
-        return rc ? rc : pm_delete_program_mythread();
-}
-
 static void *papi_thread_start(void *arg) {
         pm_prog_t *prog = arg;
-        return (void *) (intptr_t) papi_start(prog);
+        return (void *) (intptr_t) client_papi_start(prog);
 }
 
 static int papi_body(void *arg) {
@@ -243,7 +228,7 @@ static int papi_body(void *arg) {
                        client_event_id(&info, 1, "PM_MINOR_FLT"));
         prog.mode.b.user = 1;
         for (int round = 1; round <= 3; round++) {
-                CHECK_RC(papi_start(&prog), 0);
+                CHECK_RC(client_papi_start(&prog), 0);
                 CHECK(touch_fresh_pages(150 * round) == 0);
                 CHECK_RC(pm_get_data_mythread(&d), 0);         /* PAPI_read */
                 CHECK_RANGE(d.accu[0], 150 * round, 150 * round + 2);
@@ -252,13 +237,13 @@ static int papi_body(void *arg) {
                 CHECK(touch_fresh_pages(40) == 0);
                 CHECK_RC(pm_get_data_mythread(&d), 0);
                 CHECK_RANGE(d.accu[0], 40, 42);
-                CHECK_RC(papi_stop(), 0);
+                CHECK_RC(client_papi_stop(), 0);
         }
-        CHECK_RC(papi_start(&prog), 0);
+        CHECK_RC(client_papi_start(&prog), 0);
         CHECK(pthread_create(&t, NULL, papi_thread_start, &prog) == 0);
         CHECK(pthread_join(t, &rc) == 0);
         CHECK((intptr_t) rc == PM_EEXIST);                      /* 59, not the 13 PAPI retries on */
-        CHECK_RC(papi_stop(), 0);
+        CHECK_RC(client_papi_stop(), 0);
         return 0;
 }
 

@@ -16,7 +16,7 @@ cache=${PMAPI_GUEST_CACHE:-$top/$build/guests}
 tests=${PMAPI_GUEST_TESTS:-thread-counting groups inheritance bad-input identity third-party system reexec
  fd-store local-reads thread-names cgroup time mx aix-clients aix-client-code event-groups}
 [ "$tests" = all ] && tests="--suite integration"
-limit=${PMAPI_GUEST_TIMEOUT:-900}
+limit=${PMAPI_GUEST_TIMEOUT:-300}
 rc=0
 n=0
 mkdir -p "$cache"
@@ -30,15 +30,6 @@ for suite in $suites; do
         fi
         prepared=$(($(date +%s) - start))
         chosen=$tests
-        # Debian 6.1 under QEMU's TCG: two children forked by test-system while per-CPU process-tree
-        # counters (inherit) watch their parent spin in handle_mm_fault from ret_from_fork, a soft
-        # lockup that never ends (seen twice in three runs; the same test passes on 5.10, 6.12 and
-        # 6.18). Left out there until it is understood, and said on the result line.
-        left_out=
-        if [ "$suite" = bookworm ] && [ "$tests" != "--suite integration" ]; then
-                chosen=$(echo "$tests" | tr ' ' '\n' | grep -vx system | tr '\n' ' ')
-                left_out=" (system left out: a guest kernel lockup, see kernel-matrix.sh)"
-        fi
         out="$cache/$suite-amd64.console"
         # shellcheck disable=SC2086
         (cd "$top" && sh tests/guest/run-guest.sh "$kdir" amd64 "$limit" sh tests/guest/in-guest.sh "$build" $chosen) \
@@ -47,7 +38,7 @@ for suite in $suites; do
         sed -n '/^=== guest testlog$/,/^=== end$/p' "$out" | sed '1d;$d' >> "$log"
         summary=$(grep -cE '^ *[0-9]+/[0-9]+ .* OK ' "$out")
         failed=$(grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)' "$out" | awk '{ print $3 }' | tr '\n' ' ')
-        line="guest $(cut -d' ' -f1 "$kdir/release") (Debian $suite): $summary meson tests passed${failed:+, failed: $failed}$left_out; kernel ready in ${prepared} s, tests in $(($(date +%s) - start - prepared)) s"
+        line="guest $(cut -d' ' -f1 "$kdir/release") (Debian $suite): $summary meson tests passed${failed:+, failed: $failed}; kernel ready in ${prepared} s, tests in $(($(date +%s) - start - prepared)) s"
         if [ "$status" -eq 0 ]; then
                 echo "ok $n - $line"
         else

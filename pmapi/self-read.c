@@ -1,4 +1,6 @@
 /* self-read.c: see self-read.h. */
+#include <stddef.h>
+
 #include "self-read.h"
 
 #if defined(__x86_64__)

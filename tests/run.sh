@@ -5,8 +5,9 @@
 # the individual cmocka test cases. The integration suite runs once against pmapid as
 # pmapid.service confines it (tests/confine/), once against a sanitized pmapid, once with pmapid
 # pinning threads as it does before Linux 6.9; then libFuzzer explores pmapid's bus objects for
-# PMAPI_FUZZ_RUNS inputs (default 10000, about a minute; tests/fuzz/), and QEMU guests run the
-# kernel-facing integration tests on Debian's own 5.10, 6.1 and 6.12 kernels (tests/guest/).
+# PMAPI_FUZZ_RUNS inputs (default 10000, about a minute; tests/fuzz/), and with PMAPI_GUESTS=yes
+# QEMU guests run the kernel-facing integration tests on Debian's own 5.10, 6.1 and 6.12 kernels
+# (tests/guest/).
 #   tests/run.sh [--installed]
 # --installed also installs the build for real, checks it against the distribution's own system bus
 # and systemd configuration, and uninstalls it (tests/install/test-installed.sh; .ci/run passes it).
@@ -48,9 +49,10 @@ sh tests/fuzz/run.sh "${PMAPI_FUZZ_RUNS:-10000}" "${PMAPI_FUZZ_SEED:-1}" > "$bui
 cat "$build/meson-logs/fuzz.txt"
 cat "$build/meson-logs/fuzz.txt" >> "$log"
 # The kernels users run: Debian's own 5.10, 6.1 and 6.12 in QEMU guests over this build
-# (tests/guest/kernel-matrix.sh; PMAPI_GUEST_TESTS=all for every integration test, PMAPI_GUESTS=no
-# to leave them out).
-if [ "${PMAPI_GUESTS:-yes}" != no ]; then
+# (tests/guest/kernel-matrix.sh; PMAPI_GUEST_TESTS=all for every integration test). Only with
+# PMAPI_GUESTS=yes for now: the 6.1 and 5.10 guests sometimes soft-lock in handle_mm_fault under
+# QEMU's TCG (README, Kernels), and a test run must not pass or fail by chance.
+if [ "${PMAPI_GUESTS:-no}" = yes ]; then
         sh tests/guest/kernel-matrix.sh "$build" "$log" > "$build/meson-logs/guests.txt" 2>&1 || rc=$?
         cat "$build/meson-logs/guests.txt"
         grep -E '^(not )?ok [0-9]+ - guest' "$build/meson-logs/guests.txt" >> "$log" || true

@@ -7,6 +7,8 @@ set -u
 build=$1
 shift
 echo 2 > /proc/sys/kernel/perf_event_paranoid
+# Taking a CPU offline and back under TCG once hung a 5.10 guest for good (test-system skips it).
+export PMAPI_TEST_NO_CPU_HOTPLUG=1
 meson test -C "$build" --no-rebuild --print-errorlogs "$@" > /run/guest-out/meson.txt 2>&1
 rc=$?
 grep -E '^ *[0-9]+/[0-9]+ .*(OK|FAIL|SKIP|TIMEOUT)' /run/guest-out/meson.txt

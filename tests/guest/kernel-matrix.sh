@@ -35,6 +35,8 @@ for suite in $suites; do
         (cd "$top" && sh tests/guest/run-guest.sh "$kdir" amd64 "$limit" sh tests/guest/in-guest.sh "$build" $chosen) \
                 > "$out" 2>&1
         status=$?
+        # The serial console ends its lines with CR LF.
+        tr -d '\r' < "$out" > "$out.txt" && mv "$out.txt" "$out"
         sed -n '/^=== guest testlog$/,/^=== end$/p' "$out" | sed '1d;$d' >> "$log"
         summary=$(grep -cE '^ *[0-9]+/[0-9]+ .* OK ' "$out")
         failed=$(grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)' "$out" | awk '{ print $3 }' | tr '\n' ' ')

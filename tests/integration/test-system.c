@@ -389,6 +389,13 @@ static void test_offline_cpu_keeps_its_counts(void **state) {
                 skip();
                 return;
         }
+        /* tests/guest/in-guest.sh: a Debian 5.10 guest under QEMU's TCG once hung for good bringing
+         * the CPU back online (the guest, not pmapid: the kernel's last words were the CPU's boot). */
+        if (getenv("PMAPI_TEST_NO_CPU_HOTPLUG")) {
+                printf("# SKIP: no CPU hotplug in this QEMU guest (PMAPI_TEST_NO_CPU_HOTPLUG)\n");
+                skip();
+                return;
+        }
         assert_int_equal(page_fault_program(&prog, PM_USER | PM_COUNT), 0);
         assert_int_equal(pm_set_program(&prog), 0);
         assert_int_equal(run_pinned(n, PAGES), 0);

@@ -3,6 +3,7 @@
  * after the kernel broke a CPU's group up when the CPU went offline. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "counter.h"
 #include "macro.h"
 #include "perf-syscall.h"
@@ -109,10 +111,27 @@ static int perf_reset(CounterGroup *g) {
         return perf_ioctl(g, PERF_EVENT_IOC_RESET);
 }
 
-/* One read() of fd with PERF_FORMAT_GROUP into buf: nr, time_enabled, time_running, values. */
-static int read_group(int fd, uint64_t buf[3 + MAX_COUNTERS + 1], size_t min_values) {
-        ssize_t l = read(fd, buf, sizeof(uint64_t) * (3 + MAX_COUNTERS + 1));
+/* How long a read waits out an inherited child's exit (below); its exit takes microseconds. */
+#define READ_CHILD_EXIT_WAIT_NS (100 * 1000 * 1000ull)
 
+/* One read() of fd with PERF_FORMAT_GROUP into buf: nr, time_enabled, time_running, values. An
+ * inherit group's read fails with ECHILD (since the 2023 fix for mismatched inherited group
+ * reads: 6.6, and stable kernels back to 4.14) while an exiting child's copy of the group is
+ * half taken apart: its members leave one by one. That is transient: read again until it is gone. */
+static int read_group(int fd, uint64_t buf[3 + MAX_COUNTERS + 1], size_t min_values) {
+        uint64_t deadline = 0;
+        ssize_t l;
+
+        for (;;) {
+                l = read(fd, buf, sizeof(uint64_t) * (3 + MAX_COUNTERS + 1));
+                if (l >= 0 || errno != ECHILD)
+                        break;
+                if (deadline == 0)
+                        deadline = now_monotonic_ns() + READ_CHILD_EXIT_WAIT_NS;
+                else if (now_monotonic_ns() > deadline)
+                        return -EAGAIN;
+                (void) sched_yield();           /* let the exiting child run on */
+        }
         if (l < 0)
                 return -errno;
         if ((size_t) l < sizeof(uint64_t) * (3 + min_values) || buf[0] < min_values || buf[0] > MAX_COUNTERS + 1)

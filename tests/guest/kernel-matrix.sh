@@ -3,7 +3,7 @@
 # trixie (6.12) kernels, each booted in an x86-64 QEMU guest (TCG: no CPU PMU, software events) over
 # this machine's files (tests/guest/run-guest.sh), running the build BUILD. The tests chosen are those
 # whose outcome depends on the kernel: pins and identity, inheritance, exits, handover, cgroups, the
-# system scope, time; PMAPI_GUEST_TESTS=all runs every integration test (the long form, about 6
+# system scope, time, and the perf backend's inherited group reads (a unit test); PMAPI_GUEST_TESTS=all runs every integration test (the long form, about 6
 # minutes a kernel here), or names others. Each guest's meson log goes to LOG; one line per kernel
 # says how it went and how long it took.
 #   tests/guest/kernel-matrix.sh BUILD LOG [SUITE...]
@@ -14,7 +14,7 @@ suites=${*:-bullseye bookworm trixie}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${PMAPI_GUEST_CACHE:-$top/$build/guests}
 tests=${PMAPI_GUEST_TESTS:-thread-counting groups inheritance bad-input identity third-party system reexec
- fd-store local-reads thread-names cgroup time mx aix-clients aix-client-code event-groups}
+ fd-store local-reads thread-names cgroup time mx aix-clients aix-client-code event-groups counter-perf}
 [ "$tests" = all ] && tests="--suite integration"
 limit=${PMAPI_GUEST_TIMEOUT:-300}
 rc=0

@@ -99,7 +99,7 @@ int event_table_new_unprobed(const EventTableSource *const *sources, size_t n_so
 }
 
 /* Encodes a libpfm4 name into perf type/config. */
-static int encode(const char *name, struct perf_event_attr *ret) {
+static int encode_idx(const char *name, struct perf_event_attr *ret, int *ret_idx) {
         struct perf_event_attr a = { .size = sizeof(a) };
         pfm_perf_encode_arg_t arg = { .attr = &a, .size = sizeof(arg) };
 
@@ -109,7 +109,26 @@ static int encode(const char *name, struct perf_event_attr *ret) {
                 .size = sizeof(*ret), .type = a.type, .config = a.config,
                 .config1 = a.config1, .config2 = a.config2,
         };
+        if (ret_idx)
+                *ret_idx = arg.idx;
         return 0;
+}
+
+static int encode(const char *name, struct perf_event_attr *ret) {
+        return encode_idx(name, ret, NULL);
+}
+
+/* name as libpfm4's canonical pmu::NAME: a family row's name is looked up on every PMU present,
+ * and the long name says which PMU took it (skl::MEM_INST_RETIRED:ALL_LOADS). */
+static char *qualified_name(const char *name, int idx) {
+        pfm_event_info_t info = { .size = sizeof(info) };
+        pfm_pmu_info_t pmu = { .size = sizeof(pmu) };
+        char *s = NULL;
+
+        if (strstr(name, "::") || pfm_get_event_info(idx, PFM_OS_NONE, &info) != PFM_SUCCESS ||
+            pfm_get_pmu_info(info.pmu, &pmu) != PFM_SUCCESS || !pmu.name)
+                return strdup(name);
+        return asprintf(&s, "%s::%s", pmu.name, name) < 0 ? NULL : s;
 }
 
 /* libpfm4 encodes events the kernel cannot count (generic hardware events on a VM without a PMU),
@@ -164,11 +183,12 @@ static int load_curated(EventTable *t, size_t *allocated, bool probe) {
                         const EventDef *d = &event_sources[s]->rows[i];
                         struct perf_event_attr attr;
                         const char *used = d->pfm_name;
+                        int idx = -1;
                         Event e;
 
                         /* pfm_name, else the first alternative this machine's PMUs take. */
                         for (size_t k = 0; used; used = k < ELEMENTSOF(d->alternatives) ? d->alternatives[k++] : NULL)
-                                if (encode(used, &attr) == 0 && (!probe || opens_here(&attr)))
+                                if (encode_idx(used, &attr, &idx) == 0 && (!probe || opens_here(&attr)))
                                         break;
                         if (!used) {
                                 log_debug("Event '%s' (%s) does not open here, not listed.",
@@ -179,7 +199,7 @@ static int load_curated(EventTable *t, size_t *allocated, bool probe) {
                         if (r < 0)
                                 return r;
                         free(e.long_name);
-                        e.long_name = strdup(used);
+                        e.long_name = qualified_name(used, idx);
                         if (!e.long_name || add_raw_code(&e, &attr) < 0) {
                                 event_done(&e);
                                 return -ENOMEM;

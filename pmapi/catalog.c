@@ -196,7 +196,7 @@ bool catalog_is_installed(void) {
         return r;
 }
 
-int catalog_check_program(const pm_prog_t *prog) {
+int catalog_check_program(const pm_prog_t *prog, int32_t ret_events[MAX_COUNTERS]) {
         int r = 0;
 
         pthread_mutex_lock(&installed_lock);
@@ -204,10 +204,16 @@ int catalog_check_program(const pm_prog_t *prog) {
                 r = PM_ENOTINIT;
         else if (mode_layout_foreign((uint32_t) prog->mode.w))
                 r = PM_EMODELAYOUT;     /* its events may be a group id too: say what is wrong first */
+        for (int k = 0; k < MAX_COUNTERS; k++)
+                ret_events[k] = prog->events[k];
         /* With is_group, events[0] is a group id and the other counters are ignored (AIX; libmpihpm
-         * leaves them 0): pmapid judges the group, not an event list. */
+         * leaves them 0): pmapid judges the group, not an event list. Counters past maxpmcs do not
+         * exist on this processor and are ignored too, as on AIX: Paradyn sets events[] to
+         * COUNT_NOTHING up to maxpmcs only and leaves the rest 0. */
         for (int k = 0; r == 0 && !prog->mode.b.is_group && k < MAX_COUNTERS; k++)
-                if (prog->events[k] != COUNT_NOTHING && !catalog_allows(installed, k, prog->events[k]))
+                if (k >= installed->n_counters)
+                        ret_events[k] = COUNT_NOTHING;
+                else if (prog->events[k] != COUNT_NOTHING && !catalog_allows(installed, k, prog->events[k]))
                         r = PM_EEVENT;
         pthread_mutex_unlock(&installed_lock);
         return r;

@@ -60,6 +60,7 @@ pm_status_t catalog_status2(int status);
  * hold pointers into them. */
 void catalog_install(Catalog *c);
 /* Returns 0, PM_ENOTINIT, PM_EMODELAYOUT (mode-layout.h) or PM_EEVENT: checks every counter of prog
- * against the installed catalog. */
-int catalog_check_program(const pm_prog_t *prog);
+ * against the installed catalog. ret_events: the events to send, COUNT_NOTHING on the counters past
+ * maxpmcs, which are ignored as AIX ignores them. */
+int catalog_check_program(const pm_prog_t *prog, int32_t ret_events[MAX_COUNTERS]);
 bool catalog_is_installed(void);

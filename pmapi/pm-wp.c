@@ -51,16 +51,16 @@ int pm_get_wplist(const char *name, pm_wpar_ctx_info_t *wp_list, int *size) {
 }
 
 int pm_set_program_wp(cid_t cid, pm_prog_t *prog) {
+        int32_t e[MAX_COUNTERS];
         int r;
 
         if (!prog)
                 return PM_EFAULT;
-        r = catalog_check_program(prog);
+        r = catalog_check_program(prog, e);
         if (r != 0)
                 return r;
         return bus_call("SetCgroupProgram", NULL, "tiai", (uint64_t) cid, (int32_t) prog->mode.w, MAX_COUNTERS,
-                        prog->events[0], prog->events[1], prog->events[2], prog->events[3], prog->events[4],
-                        prog->events[5], prog->events[6], prog->events[7]);
+                        e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]);
 }
 
 int pm_get_program_wp(cid_t cid, pm_prog_t *prog) {

@@ -19,12 +19,13 @@ static int check_shape(int n_sets, const void *sets, int slice_ms) {
         return 0;
 }
 
-/* One set against the installed catalog, as call_set_program() checks a single program. */
-static int check_set(const MxSet *s) {
+/* One set against the installed catalog, as call_set_program() checks a single program; its
+ * counters past maxpmcs become COUNT_NOTHING. */
+static int check_set(MxSet *s) {
         pm_prog_t prog = { .mode.w = s->mode };
 
         memcpy(prog.events, s->events, sizeof(prog.events));
-        return catalog_check_program(&prog);
+        return catalog_check_program(&prog, s->events);
 }
 
 int mx_program_from_mx(const pm_prog_mx_t *prog, MxProgram *ret) {

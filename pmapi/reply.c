@@ -35,16 +35,16 @@ int target_from_pthread(pid_t pid, tid_t tid, ptid_t ptid, CallTarget *ret) {
 }
 
 int call_set_program(const char *method, CallTarget t, const pm_prog_t *prog) {
+        int32_t e[MAX_COUNTERS];
         int r;
 
         if (!prog)
                 return PM_EFAULT;
-        r = catalog_check_program(prog);
+        r = catalog_check_program(prog, e);
         if (r != 0)
                 return r;
         return call_on(t, method, NULL, "iai", (int32_t) prog->mode.w, MAX_COUNTERS,
-                       prog->events[0], prog->events[1], prog->events[2], prog->events[3],
-                       prog->events[4], prog->events[5], prog->events[6], prog->events[7]);
+                       e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]);
 }
 
 int call_get_program(const char *method, CallTarget t, pm_prog_t *prog) {

@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # The guest's /init (tests/guest/make-kernel.sh puts it in the initramfs): loads the modules, mounts
 # the host's root read-only over 9p (tag "hostroot") under a tmpfs overlay, so that the guest sees the
-# host's programs and the project's build but writes nothing back, mounts the shared output folder
+# host's programs and the project's build but writes nothing back (or another root and the project's
+# folder, below), mounts the shared output folder
 # (tag "out") at /run/guest-out, runs /run/guest-out/command.sh there as root, writes its exit status
 # to /run/guest-out/status, and powers off. Output goes to the console.
 /bin/busybox mkdir -p /bin
@@ -22,6 +23,18 @@ fi
 mount -t tmpfs -o size=75% tmpfs /upper
 mkdir -p /upper/data /upper/work
 mount -t overlay overlay -o lowerdir=/lower,upperdir=/upper/data,workdir=/upper/work /root
+# A root other than the host's (the arm64 userland): the project's folder comes as its own share
+# (tag "project"), at its host path, under an overlay too.
+mkdir -p /out
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /out
+if [ -s /out/project-path ]; then
+        project=$(cat /out/project-path)
+        mkdir -p /project /upper/project-data /upper/project-work "/root$project"
+        mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=mmap project /project
+        mount -t overlay overlay \
+                -o lowerdir=/project,upperdir=/upper/project-data,workdir=/upper/project-work "/root$project"
+fi
+umount /out
 for d in proc sys dev; do
         mount --move /$d /root/$d
 done

@@ -15,24 +15,8 @@ if [ -s "$out/vmlinuz" ] && [ -s "$out/initrd.img" ] && [ -s "$out/release" ] &&
         echo "$out"
         exit 0
 fi
-apt_dir="$cache/apt"
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$out"
-cat > "$apt_dir/sources.list" <<SOURCES
-deb [arch=amd64,arm64] http://deb.debian.org/debian bullseye main
-deb [arch=amd64,arm64] http://deb.debian.org/debian-security bullseye-security main
-deb [arch=amd64,arm64] http://deb.debian.org/debian bookworm main
-deb [arch=amd64,arm64] http://deb.debian.org/debian-security bookworm-security main
-deb [arch=amd64,arm64] http://deb.debian.org/debian bookworm-backports main
-deb [arch=amd64,arm64] http://deb.debian.org/debian trixie main
-SOURCES
-apt_opts="-o Dir::Etc::SourceList=$apt_dir/sources.list -o Dir::Etc::SourceParts=/dev/null
- -o Dir::State::Lists=$apt_dir/lists -o Dir::Cache=$apt_dir -o Dir::Cache::Archives=$apt_dir/archives
- -o Dir::State::status=/dev/null -o APT::Architectures::=amd64 -o APT::Architectures::=arm64
- -o APT::Sandbox::User=root -o Debug::NoLocking=1"
-# One update a day is enough for a cache that persists.
-if [ -z "$(find "$apt_dir/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
-        apt-get $apt_opts -qq update >&2
-fi
+mkdir -p "$out"
+. "$here/private-apt.sh"
 # The metapackage of the suite names the kernel (linux-image-amd64 -> linux-image-6.1.0-56-amd64).
 case $suite in
 bullseye) release_of=bullseye-security ;;

@@ -20,8 +20,16 @@ echo >> "$out/command.sh"
 # The caller's PATH and the variables tests read, nothing else of its environment.
 env | grep -E '^(PATH|PMAPI_[A-Z_]*|MESON_[A-Z_]*|LANG)=' | sed "s/'/'\\\\''/g; s/=/='/; s/\$/'/; s/^/export /" \
         > "$out/environment"
+# PMAPI_GUEST_ROOT: another root than this machine's (an arm64 userland, make-sysroot.sh); the
+# current directory then comes as its own share, at its path.
+root=${PMAPI_GUEST_ROOT:-/}
+project=
+if [ "$root" != / ]; then
+        printf '%s\n' "$PWD" > "$out/project-path"
+        project="-virtfs local,path=$PWD,mount_tag=project,security_model=none,readonly=on,multidevs=remap"
+fi
 common="-m 2048 -smp 2 -no-reboot -display none -monitor none -serial file:$out/console.log
- -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+ -virtfs local,path=$root,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap $project
  -virtfs local,path=$out,mount_tag=out,security_model=none
  -kernel $kdir/vmlinuz -initrd $kdir/initrd.img"
 case $arch in

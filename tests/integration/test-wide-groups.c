@@ -60,6 +60,13 @@ static void *member(void *p) {
         return NULL;
 }
 
+/* 64 KiB, or the architecture's least (arm64's is 128 KiB, for its 64 KiB pages). */
+static size_t small_stack(void) {
+        long least = sysconf(_SC_THREAD_STACK_MIN);
+
+        return least > 64 * 1024 ? (size_t) least : 64 * 1024;
+}
+
 /* Starts n threads with small stacks, all in the calling thread's group (they inherit it). */
 static int wide_start(Wide *w, size_t n, bool read_own, pthread_t *t, Slot *slots) {
         pthread_attr_t attr;
@@ -70,7 +77,7 @@ static int wide_start(Wide *w, size_t n, bool read_own, pthread_t *t, Slot *slot
         CHECK(w->tids && w->own_rc);
         CHECK(pthread_barrier_init(&w->ready, NULL, n + 1) == 0 && pthread_barrier_init(&w->done, NULL, n + 1) == 0 &&
               pthread_barrier_init(&w->release, NULL, n + 1) == 0);
-        CHECK(pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, 64 * 1024) == 0);
+        CHECK(pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, small_stack()) == 0);
         for (size_t i = 0; i < n; i++) {
                 slots[i] = (Slot) { w, i };
                 if (pthread_create(&t[i], &attr, member, &slots[i]) != 0) {

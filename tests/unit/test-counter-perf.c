@@ -95,7 +95,7 @@ static void test_an_inherit_groups_read_waits_out_a_childs_exit(void **state) {
         print_message("# %d reads of %d failed (first: %d); page faults counted: %llu\n", failed, READS,
                       first_error, (unsigned long long) (last[0] + last[1]));
         assert_int_equal(failed, 0);
-        assert_true(last[0] + last[1] > 1000);  /* the children ran and were counted */
+        assert_true(last[0] + last[1] > 100);   /* children ran and were counted (each faults 16+) */
 }
 
 int main(void) {

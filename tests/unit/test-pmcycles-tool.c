@@ -112,6 +112,7 @@ static void test_decrementer_names_the_clock_source(void **state) {
         Run r = {};
         g_auto(GStrv) lines = NULL;
 
+        (void) expected_mhz();          /* skips where no speed is known (arm64 without cpufreq) */
         run(&r, "-d", NULL);
         assert_int_equal(r.status, 0);
         lines = g_strsplit(r.out, "\n", -1);
@@ -125,6 +126,7 @@ static void test_decrementer_names_the_clock_source(void **state) {
 static void test_verbose_names_the_file(void **state) {
         Run r = {};
 
+        (void) expected_mhz();          /* skips where no speed is known (arm64 without cpufreq) */
         run(&r, "--verbose", NULL);
         assert_int_equal(r.status, 0);
         assert_true(g_str_has_prefix(r.out, "This machine runs at "));
@@ -156,9 +158,11 @@ static void test_json_carries_hz_and_each_cpu(void **state) {
 static void test_output_file_gets_the_line(void **state) {
         char path[] = "/tmp/test-pmcycles-XXXXXX";
         g_autofree char *text = NULL;
-        int fd = mkstemp(path);
         Run r = {};
+        int fd;
 
+        (void) expected_mhz();          /* skips where no speed is known (arm64 without cpufreq) */
+        fd = mkstemp(path);
         assert_true(fd >= 0);
         close(fd);
         run(&r, "-o", path, NULL);

@@ -5,8 +5,9 @@ pkgs="meson ninja-build gcc pkg-config libsystemd-dev libglib2.0-dev libpfm4-dev
       dbus-daemon dbus-bin systemd linux-perf util-linux libjson-glib-dev gdb
       libseccomp-dev clang libclang-rt-14-dev libsmartcols-dev"
 # QEMU and what prepares a Debian kernel to boot in it (tests/guest/: the suite on Debian's own
-# 5.10, 6.1 and 6.12 kernels), without recommends.
-guests="qemu-system-x86 kmod cpio xz-utils"
+# 5.10, 6.1 and 6.12 kernels; an arm64 Cortex-A57 with its PMU, and the cross compiler for it),
+# without recommends.
+guests="qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu kmod cpio xz-utils"
 # Performance Co-Pilot (pmdapmapi and its tests: pmcd, pmproxy, dbpmda) and Prometheus with curl
 # (the scrape test), without their recommends (node exporters, IPMI, SNMP...).
 services="pcp libpcp-pmda3-dev libpcp3-dev prometheus curl"

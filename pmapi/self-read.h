@@ -10,7 +10,8 @@
 #include <linux/perf_event.h>
 #include <stdint.h>
 
-/* Reads PMU counter idx (the page's index - 1): rdpmc on x86-64; NULL where there is none. */
+/* Reads PMU counter idx (the page's index - 1): rdpmc on x86-64, mrs on arm64; NULL where there is
+ * none. */
 typedef uint64_t (*SelfReadPmc)(uint32_t idx);
 extern const SelfReadPmc self_read_pmc;
 

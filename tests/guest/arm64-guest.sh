@@ -32,7 +32,7 @@ built=$(($(date +%s) - start - prepared))
 units=$(meson test -C "$top/$build/arm64" --list --no-rebuild --suite unit 2>/dev/null | sed -n 's|^pmapi:unit / ||p')
 out="$cache/bookworm-backports-arm64.console"
 # shellcheck disable=SC2086
-(cd "$top" && PMAPI_GUEST_ROOT="$sysroot" sh tests/guest/run-guest.sh "$kdir" arm64 "$limit" \
+(cd "$top" && PMAPI_GUEST_ROOT="$sysroot" PMAPI_GUEST_CALIBRATE=yes sh tests/guest/run-guest.sh "$kdir" arm64 "$limit" \
         sh tests/guest/in-guest.sh "$build/arm64" $units $tests) > "$out" 2>&1
 status=$?
 tr -d '\r' < "$out" > "$out.txt" && mv "$out.txt" "$out"
@@ -42,7 +42,9 @@ failed=$(grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)' "$out" | awk '{ print $3 }'
 line="arm64 guest $(cut -d' ' -f1 "$kdir/release") (Cortex-A57, PMU): $passed meson tests passed${failed:+, failed: $failed}; userland and kernel ready in ${prepared} s, cross build ${built} s, tests in $(($(date +%s) - start - prepared - built)) s"
 if [ "$status" -eq 0 ]; then
         echo "ok 1 - $line"
-        grep -hE '^# (uid|[0-9]+ events)' "$out" | sed 's/^/  /'
+        grep -hE '^# (uid|[0-9]+ events|pm_get_data)' "$out" | sed 's/^/  /'
+        echo "  pmapid --calibrate on the guest's PMU:"
+        sed -n '/^=== guest calibration$/,/^=== end$/p' "$out" | sed '1d;$d' | sed 's/^/    /'
 else
         echo "not ok 1 - $line (console: $out)"
         grep -E '^not ok|error:|check failed|expected|soft lockup|Kernel panic|^guest:' "$out" | head -n 40 | sed 's/^/#   /'

@@ -15,4 +15,11 @@ grep -E '^ *[0-9]+/[0-9]+ .*(OK|FAIL|SKIP|TIMEOUT)' /run/guest-out/meson.txt
 echo "=== guest testlog"
 cat "$build/meson-logs/testlog.txt"
 echo "=== end"
+# PMAPI_GUEST_CALIBRATE=yes: pmapid --calibrate on this machine's PMU, its file printed.
+if [ "${PMAPI_GUEST_CALIBRATE:-no}" = yes ]; then
+        "$build/daemon/pmapid" --calibrate --calibration=/run/guest-calibration >/dev/null 2>&1 || rc=1
+        echo "=== guest calibration"
+        cat /run/guest-calibration 2>/dev/null
+        echo "=== end"
+fi
 exit $rc

@@ -9,6 +9,8 @@
  *   instead of the wrappers' (not exact: sd-bus's share varies by a hundred or so);
  * - a process group: two threads of n iterations each, 4n and the creator's own work, no less;
  * - every counter at once: instructions, cycles and PMU events on the others;
+ * - two _mx sets of as many events as the PMU has counters: the kernel rotates them for real and
+ *   each set's scaled estimate of the loop's instructions is near the exact count;
  * - arm64: an in-process read of one's own PMU counter is an mrs with kernel.perf_user_access=1, no
  *   system call (user and kernel instructions a call, against read() with 0). */
 #include <errno.h>
@@ -349,6 +351,57 @@ static void test_every_counter_counts_at_once(void **state) {
         assert_int_equal(pm_delete_program_mythread(), 0);
 }
 
+#define MX_ITERATIONS 20000000ull       /* 40 ms of the guest's time: about ten of perf's rotations */
+
+/* Two sets of maxpmcs events each, instructions in counter 0 of both: twice what the PMU holds, so
+ * the kernel rotates the two perf groups for real. Each set counted part of the time; its scaled
+ * estimate of the loop's instructions (accu_data * accu_purr / accu_time) is near the exact count. */
+static void test_sets_past_the_pmu_rotate_and_scale(void **state) {
+        pm_events_prog_t sets[2];
+        int natives[2 * MAX_COUNTERS];
+        pm_prog_mx_t prog;
+        pm_data_mx_t d = {};
+        pm_info_t info;
+        int per_set, n;
+
+        (void) state;
+        require_pmu();
+        assert_int_equal(pm_init(PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT, &info), 0);
+        per_set = info.maxpmcs - 1;
+        n = pmu_natives(&info, inst_id, cyc_id, natives, 2 * per_set);
+        assert_int_equal(n, 2 * per_set);
+        for (int k = 0; k < 2; k++) {
+                for (int c = 0; c < MAX_COUNTERS; c++)
+                        sets[k][c] = COUNT_NOTHING;
+                sets[k][0] = inst_id;
+                for (int c = 1; c <= per_set; c++)
+                        sets[k][c] = natives[k * per_set + c - 1];
+        }
+        prog = (pm_prog_mx_t) { .mode.w = PM_USER, .slice_duration = PM_MX_SLICE_MIN, .nb_events_prog = 2,
+                                .events_set = sets };
+        assert_int_equal(pm_set_program_mythread_mx(&prog), 0);
+        assert_int_equal(pm_start_mythread(), 0);
+        known_loop(MX_ITERATIONS);
+        assert_int_equal(pm_stop_mythread(), 0);
+        assert_int_equal(pm_get_data_mythread_mx(&d), 0);
+        assert_int_equal(d.nb_accu_mx, 2);
+        for (int k = 0; k < 2; k++) {
+                const pm_accu_mx_t *a = &d.accu_set[k];
+                double ran = PM_TB_TO_NS(a->accu_time), on = PM_TB_TO_NS(a->accu_purr);
+                double estimate = ran > 0 ? (double) a->accu_data[0] * on / ran : 0;
+                double exact = 2.0 * MX_ITERATIONS;
+
+                print_message("# set %d of %d events on %d counters: ran %.0f of %.0f ns (%.1f %%), %lld "
+                              "instructions counted, %.0f estimated for %.0f (%+.2f %%)\n", k, per_set + 1,
+                              info.maxpmcs, ran, on, 100.0 * ran / on, a->accu_data[0], estimate, exact,
+                              100.0 * (estimate - exact) / exact);
+                assert_true(ran > 0 && ran < 0.9 * on);                 /* rotated, not always on */
+                assert_true(estimate > 0.95 * exact && estimate < 1.05 * exact);
+        }
+        free(d.accu_set);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+}
+
 #define READS 100
 #define USER_ACCESS "/proc/sys/kernel/perf_user_access"
 
@@ -457,6 +510,7 @@ int main(void) {
                 cmocka_unit_test(test_first_party_rounds_count_the_loop),
                 cmocka_unit_test(test_group_counts_its_threads_loops),
                 cmocka_unit_test(test_every_counter_counts_at_once),
+                cmocka_unit_test(test_sets_past_the_pmu_rotate_and_scale),
                 cmocka_unit_test(test_in_process_read_of_a_pmu_counter_needs_no_system_call),
         };
 

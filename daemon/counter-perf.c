@@ -17,6 +17,8 @@
 #include "perf-syscall.h"
 #include "pmapi.h"
 
+#define ARM64_PMU_USER_READ (1ull << 1)    /* the armv8 PMU's format: config1:1 is "rdpmc" */
+
 struct CounterGroup {
         int leader;                     /* a private dummy leader (counter.h), or -1: fds[0] leads */
         int fds[MAX_COUNTERS];
@@ -83,6 +85,16 @@ static int perf_open(const CounterTarget *t, const struct perf_event_attr *attrs
                 int fd;
 
                 a.inherit = t->inherit;
+#if defined(__aarch64__)
+                /* arm64 lets a thread read its own PMU counter from user space only for an event
+                 * that asks (the armv8 PMU's config1 bit 1, "rdpmc") and only while
+                 * kernel.perf_user_access is 1: then libpmapi's in-process reads need no system
+                 * call (x86 needs no such bit). The kernel refuses the bit on a CPU's event
+                 * (EINVAL), so only a thread's ask; other PMUs' events do not get it. */
+                if (t->cpu < 0 && t->cgroup_fd < 0 && !t->inherit &&
+                    (a.type == PERF_TYPE_HARDWARE || a.type == PERF_TYPE_HW_CACHE || a.type == PERF_TYPE_RAW))
+                        a.config1 |= ARM64_PMU_USER_READ;
+#endif
                 if (g->leader >= 0)
                         a.disabled = 0;         /* the leader switches the group */
                 fd = sys_perf_event_open(&a, target_pid(t), t->cpu, i == 0 && g->leader < 0 ? -1 : leader_of(g),
@@ -112,7 +124,8 @@ static int perf_reset(CounterGroup *g) {
 }
 
 /* How long a read waits out an inherited child's exit (below); its exit takes microseconds. */
-#define READ_CHILD_EXIT_WAIT_NS (100 * 1000 * 1000ull)
+#define READ_CHILD_EXIT_WAIT_NS (1000 * 1000 * 1000ull)
+#define READ_CHILD_EXIT_YIELDS 10
 
 /* One read() of fd with PERF_FORMAT_GROUP into buf: nr, time_enabled, time_running, values. An
  * inherit group's read fails with ECHILD (since the 2023 fix for mismatched inherited group
@@ -122,7 +135,7 @@ static int read_group(int fd, uint64_t buf[3 + MAX_COUNTERS + 1], size_t min_val
         uint64_t deadline = 0;
         ssize_t l;
 
-        for (;;) {
+        for (int tries = 0;; tries++) {
                 l = read(fd, buf, sizeof(uint64_t) * (3 + MAX_COUNTERS + 1));
                 if (l >= 0 || errno != ECHILD)
                         break;
@@ -130,7 +143,12 @@ static int read_group(int fd, uint64_t buf[3 + MAX_COUNTERS + 1], size_t min_val
                         deadline = now_monotonic_ns() + READ_CHILD_EXIT_WAIT_NS;
                 else if (now_monotonic_ns() > deadline)
                         return -EAGAIN;
-                (void) sched_yield();           /* let the exiting child run on */
+                /* Let the exiting child run on; each read takes the locks its exit needs, so after a
+                 * few tries step aside for a while (a slow machine's exit, seen in a QEMU guest). */
+                if (tries < READ_CHILD_EXIT_YIELDS)
+                        (void) sched_yield();
+                else
+                        (void) usleep(100);
         }
         if (l < 0)
                 return -errno;

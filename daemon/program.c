@@ -23,8 +23,6 @@
 #define MODE_SYSTEM_BITS     (PM_COUNT | PM_USER | PM_KERNEL | PM_PROCTREE | MODE_RUNLATCH_BIT | \
                               MODE_NOINTERRUPT_BIT)
 
-#define ARM64_PMU_USER_READ (1ull << 1)    /* the armv8 PMU's format: config1:1 is "rdpmc" */
-
 bool program_set_events(const ProgramSet *s, const EventTable *t, int32_t ret[MAX_COUNTERS]) {
         const EventGroup *g;
 
@@ -227,14 +225,6 @@ void program_encode(const Program *p, const EventTable *t, ProgramEncoding *ret)
                 a->exclude_idle = !!(p->mode & MODE_RUNLATCH_BIT);     /* a thread is never the idle task */
                 a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
                                  PERF_FORMAT_TOTAL_TIME_RUNNING;
-#if defined(__aarch64__)
-                /* arm64 lets a thread read its own PMU counter from user space only for an event
-                 * that asks (the armv8 PMU's config1 bit 1, "rdpmc") and only while
-                 * kernel.perf_user_access is 1: then libpmapi's in-process reads need no system
-                 * call (x86 needs no such bit). The kernel ignores it for the other events. */
-                if (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE || a->type == PERF_TYPE_RAW)
-                        a->config1 |= ARM64_PMU_USER_READ;
-#endif
                 enc.slot[enc.n_events++] = c;
         }
         *ret = enc;

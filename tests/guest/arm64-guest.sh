@@ -13,7 +13,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${PMAPI_GUEST_CACHE:-$top/$build/guests}
 limit=${PMAPI_GUEST_TIMEOUT:-400}
 tests=${PMAPI_ARM64_TESTS:-hardware-counts event-counts groups inheritance library system mx mx-system
- event-groups calibrate aix-clients aix-group-clients aix-client-code local-reads wide-groups}
+ event-groups calibrate aix-clients aix-group-clients aix-client-code local-reads wide-groups pmu-tools}
 mkdir -p "$cache"
 start=$(date +%s)
 if ! sysroot=$(sh "$top/tests/guest/make-sysroot.sh" "$cache" 2>"$cache/arm64-sysroot.err") ||
@@ -38,7 +38,7 @@ status=$?
 tr -d '\r' < "$out" > "$out.txt" && mv "$out.txt" "$out"
 sed -n '/^=== guest testlog$/,/^=== end$/p' "$out" | sed '1d;$d' >> "$log"
 passed=$(grep -cE '^ *[0-9]+/[0-9]+ .* OK ' "$out")
-failed=$(grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)' "$out" | awk '{ print $3 }' | tr '\n' ' ')
+failed=$(grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)' "$out" | awk '{ print $4 }' | tr '\n' ' ')
 line="arm64 guest $(cut -d' ' -f1 "$kdir/release") (Cortex-A57, PMU): $passed meson tests passed${failed:+, failed: $failed}; userland and kernel ready in ${prepared} s, cross build ${built} s, tests in $(($(date +%s) - start - prepared - built)) s"
 if [ "$status" -eq 0 ]; then
         echo "ok 1 - $line"

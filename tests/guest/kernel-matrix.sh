@@ -39,7 +39,7 @@ for suite in $suites; do
         tr -d '\r' < "$out" > "$out.txt" && mv "$out.txt" "$out"
         sed -n '/^=== guest testlog$/,/^=== end$/p' "$out" | sed '1d;$d' >> "$log"
         summary=$(grep -cE '^ *[0-9]+/[0-9]+ .* OK ' "$out")
-        failed=$(grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)' "$out" | awk '{ print $3 }' | tr '\n' ' ')
+        failed=$(grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)' "$out" | awk '{ print $4 }' | tr '\n' ' ')
         line="guest $(cut -d' ' -f1 "$kdir/release") (Debian $suite): $summary meson tests passed${failed:+, failed: $failed}; kernel ready in ${prepared} s, tests in $(($(date +%s) - start - prepared)) s"
         if [ "$status" -eq 0 ]; then
                 echo "ok $n - $line"

@@ -315,6 +315,7 @@ static int pmu_natives(const pm_info_t *info, int skip_a, int skip_b, int *ret, 
                 const pm_events_t *e = &info->list_events[0][i];
 
                 if (!strstr(e->short_name, "::") || strncmp(e->short_name, "perf::", 6) == 0 ||
+                    strncmp(e->short_name, "perf_raw::", 10) == 0 ||
                     e->event_id == skip_a || e->event_id == skip_b)
                         continue;
                 ret[n++] = e->event_id;

@@ -33,6 +33,7 @@
 #include "bus-fixture.h"
 #include "check.h"
 #include "pmapi.h"
+#include "pmu-workload.h"
 #include "workload.h"
 
 /* Iterations of the short round; the long one is 3N: 0.6 and 1.8 ms in the guest (1 instruction a
@@ -43,17 +44,6 @@
 
 static BusFixture fixture;
 static int inst_id = -1, cyc_id = -1;
-
-/* Exactly 2n user-mode instructions, n >= 1. */
-static void known_loop(uint64_t n) {
-#if defined(__aarch64__)
-        __asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#elif defined(__x86_64__)
-        __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
-#else
-#error "known_loop: no loop for this architecture"
-#endif
-}
 
 static long long *mmap_shared_ll(void) {
         void *p = mmap(NULL, sizeof(long long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -306,23 +296,6 @@ static void test_group_counts_its_threads_loops(void **state) {
         assert_int_equal(run_as_nobody(group_body, NULL), 0);
 }
 
-/* The PMU's own events from the catalog (libpfm4's pmu::NAME rows, not perf's software ones and
- * not the curated rows), other than skip, at most max. */
-static int pmu_natives(const pm_info_t *info, int skip_a, int skip_b, int *ret, int max) {
-        int n = 0;
-
-        for (int i = 0; i < info->maxevents[0] && n < max; i++) {
-                const pm_events_t *e = &info->list_events[0][i];
-
-                if (!strstr(e->short_name, "::") || strncmp(e->short_name, "perf::", 6) == 0 ||
-                    strncmp(e->short_name, "perf_raw::", 10) == 0 ||
-                    e->event_id == skip_a || e->event_id == skip_b)
-                        continue;
-                ret[n++] = e->event_id;
-        }
-        return n;
-}
-
 /* Every counter the machine has, at once: instructions, cycles and PMU events on the rest. */
 static void test_every_counter_counts_at_once(void **state) {
         int ids[MAX_COUNTERS];
@@ -335,7 +308,7 @@ static void test_every_counter_counts_at_once(void **state) {
         require_pmu();
         assert_int_equal(pm_init(PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT, &info), 0);
         assert_true(info.maxpmcs >= 2);
-        n = pmu_natives(&info, inst_id, cyc_id, ids, info.maxpmcs - 2);
+        n = pmu_natives(&info, inst_id, cyc_id, ids, NULL, info.maxpmcs - 2);
         assert_int_equal(n, info.maxpmcs - 2);
         one_event(&prog, PM_USER, inst_id, cyc_id);
         for (int c = 2; c < info.maxpmcs; c++)
@@ -369,7 +342,7 @@ static void test_sets_past_the_pmu_rotate_and_scale(void **state) {
         require_pmu();
         assert_int_equal(pm_init(PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT, &info), 0);
         per_set = info.maxpmcs - 1;
-        n = pmu_natives(&info, inst_id, cyc_id, natives, 2 * per_set);
+        n = pmu_natives(&info, inst_id, cyc_id, natives, NULL, 2 * per_set);
         assert_int_equal(n, 2 * per_set);
         for (int k = 0; k < 2; k++) {
                 for (int c = 0; c < MAX_COUNTERS; c++)

@@ -17,6 +17,7 @@
 
 #include "bus-fixture.h"
 #include "pmapi.h"
+#include "pmu-workload.h"
 #include "tool-run.h"
 #include "workload.h"
 
@@ -25,32 +26,6 @@
 static BusFixture fixture;
 static pm_info_t info;
 static char self[4096];
-
-static void known_loop(uint64_t n) {
-#if defined(__aarch64__)
-        __asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#elif defined(__x86_64__)
-        __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
-#else
-#error "known_loop: no loop for this architecture"
-#endif
-}
-
-/* The first n PMU events of the catalog (libpfm4's pmu::NAME rows) other than skip, by name. */
-static int pmu_natives(int skip, const char **ret, int *ret_ids, int n) {
-        int k = 0;
-
-        for (int i = 0; i < info.maxevents[0] && k < n; i++) {
-                const pm_events_t *e = &info.list_events[0][i];
-
-                if (!strstr(e->short_name, "::") || strncmp(e->short_name, "perf::", 6) == 0 ||
-                    strncmp(e->short_name, "perf_raw::", 10) == 0 || e->event_id == skip)
-                        continue;
-                ret[k] = e->short_name;
-                ret_ids[k++] = e->event_id;
-        }
-        return k;
-}
 
 static void test_pmcount_says_when_the_pmu_is_taken(void **state) {
         const char *names[MAX_COUNTERS];
@@ -68,7 +43,7 @@ static void test_pmcount_says_when_the_pmu_is_taken(void **state) {
                 print_message("# SKIP: no CPU PMU here (software events only)\n");
                 skip();
         }
-        n = pmu_natives(inst, names, ids, info.maxpmcs - 1);
+        n = pmu_natives(&info, inst, inst, ids, names, info.maxpmcs - 1);
         assert_int_equal(n, info.maxpmcs - 1);
         for (int i = 0; i < n; i++) {
                 strcat(events, ",");

@@ -9,8 +9,26 @@ shift
 echo 2 > /proc/sys/kernel/perf_event_paranoid
 # Taking a CPU offline and back under TCG once hung a 5.10 guest for good (test-system skips it).
 export PMAPI_TEST_NO_CPU_HOTPLUG=1
+# Every 30 s, on the console: the last test line and the processes that run or wait in the kernel,
+# with their kernel stacks, so that a guest that hangs says where.
+(
+        while sleep 30; do
+                echo "=== guest watch: $(grep -E '^ *[0-9]+/[0-9]+ ' /run/guest-out/meson.txt 2>/dev/null | tail -n 1)"
+                for s in /proc/[0-9]*/stat; do
+                        pid=${s#/proc/}
+                        pid=${pid%/stat}
+                        state=$(sed 's/.*) //' "$s" 2>/dev/null | cut -d' ' -f1)
+                        case $state in
+                        R | D) echo "pid $pid $state $(cat /proc/$pid/comm 2>/dev/null):"
+                               sed 's/^/    /' /proc/$pid/stack 2>/dev/null | head -n 12 ;;
+                        esac
+                done
+        done
+) &
+watch=$!
 meson test -C "$build" --no-rebuild --print-errorlogs "$@" > /run/guest-out/meson.txt 2>&1
 rc=$?
+kill "$watch" 2>/dev/null
 grep -E '^ *[0-9]+/[0-9]+ .*(OK|FAIL|SKIP|TIMEOUT)' /run/guest-out/meson.txt
 echo "=== guest testlog"
 cat "$build/meson-logs/testlog.txt"

@@ -10,6 +10,7 @@
 set -u
 build=$1 log=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/guest/console.sh"
 cache=${PMAPI_GUEST_CACHE:-$top/$build/guests}
 limit=${PMAPI_GUEST_TIMEOUT:-400}
 tests=${PMAPI_ARM64_TESTS:-hardware-counts event-counts groups inheritance library system mx mx-system
@@ -35,10 +36,7 @@ out="$cache/bookworm-backports-arm64.console"
 (cd "$top" && PMAPI_GUEST_ROOT="$sysroot" PMAPI_GUEST_CALIBRATE=yes sh tests/guest/run-guest.sh "$kdir" arm64 "$limit" \
         sh tests/guest/in-guest.sh "$build/arm64" $units $tests) > "$out" 2>&1
 status=$?
-tr -d '\r' < "$out" > "$out.txt" && mv "$out.txt" "$out"
-sed -n '/^=== guest testlog$/,/^=== end$/p' "$out" | sed '1d;$d' >> "$log"
-passed=$(grep -cE '^ *[0-9]+/[0-9]+ .* OK ' "$out")
-failed=$(grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)' "$out" | awk '{ print $4 }' | tr '\n' ' ')
+console_take "$out" "$log"
 line="arm64 guest $(cut -d' ' -f1 "$kdir/release") (Cortex-A57, PMU): $passed meson tests passed${failed:+, failed: $failed}; userland and kernel ready in ${prepared} s, cross build ${built} s, tests in $(($(date +%s) - start - prepared - built)) s"
 if [ "$status" -eq 0 ]; then
         echo "ok 1 - $line"
@@ -47,6 +45,6 @@ if [ "$status" -eq 0 ]; then
         sed -n '/^=== guest calibration$/,/^=== end$/p' "$out" | sed '1d;$d' | sed 's/^/    /'
 else
         echo "not ok 1 - $line (console: $out)"
-        grep -E '^not ok|error:|check failed|expected|soft lockup|Kernel panic|^guest:' "$out" | head -n 40 | sed 's/^/#   /'
+        console_why "$out"
 fi
 exit $status

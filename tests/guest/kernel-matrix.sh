@@ -12,6 +12,7 @@ build=$1 log=$2
 shift 2
 suites=${*:-bullseye bookworm trixie}
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/guest/console.sh"
 cache=${PMAPI_GUEST_CACHE:-$top/$build/guests}
 tests=${PMAPI_GUEST_TESTS:-thread-counting groups inheritance bad-input identity third-party system reexec
  fd-store local-reads thread-names cgroup time mx aix-clients aix-client-code event-groups counter-perf}
@@ -35,18 +36,13 @@ for suite in $suites; do
         (cd "$top" && sh tests/guest/run-guest.sh "$kdir" amd64 "$limit" sh tests/guest/in-guest.sh "$build" $chosen) \
                 > "$out" 2>&1
         status=$?
-        # The serial console ends its lines with CR LF.
-        tr -d '\r' < "$out" > "$out.txt" && mv "$out.txt" "$out"
-        sed -n '/^=== guest testlog$/,/^=== end$/p' "$out" | sed '1d;$d' >> "$log"
-        summary=$(grep -cE '^ *[0-9]+/[0-9]+ .* OK ' "$out")
-        failed=$(grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)' "$out" | awk '{ print $4 }' | tr '\n' ' ')
-        line="guest $(cut -d' ' -f1 "$kdir/release") (Debian $suite): $summary meson tests passed${failed:+, failed: $failed}; kernel ready in ${prepared} s, tests in $(($(date +%s) - start - prepared)) s"
+        console_take "$out" "$log"
+        line="guest $(cut -d' ' -f1 "$kdir/release") (Debian $suite): $passed meson tests passed${failed:+, failed: $failed}; kernel ready in ${prepared} s, tests in $(($(date +%s) - start - prepared)) s"
         if [ "$status" -eq 0 ]; then
                 echo "ok $n - $line"
         else
                 echo "not ok $n - $line (console: $out)"
-                grep -E '^not ok|error:|check failed|expected|soft lockup|Kernel panic|^guest:' "$out" | head -n 40 |
-                        sed 's/^/#   /'
+                console_why "$out"
                 rc=1
         fi
 done

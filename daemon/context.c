@@ -72,6 +72,16 @@ static int open_more_sets(Context *c, const EventTable *events) {
         return r;
 }
 
+/* counter.h's user_read: only arm64 has it, and only where anyone may count CPU-wide anyway. Read at
+ * context creation, so only on arm64: elsewhere it would cost every new thread a /proc read. */
+static bool pmu_user_read_allowed(void) {
+#if defined(__aarch64__)
+        return perf_event_paranoid() <= 0;
+#else
+        return false;
+#endif
+}
+
 int context_new(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
                 uid_t owner_uid, const Program *program, int pidfd, Context **ret) {
         return context_new_with(backend, events, pid, tid, owner_uid, program, pidfd, false, ret);
@@ -95,6 +105,7 @@ int context_new_with(const CounterBackend *backend, const EventTable *events, pi
         program_encode(program, events, &c->encoding);
 
         r = backend->open(&(CounterTarget) { .tid = tid, .cpu = -1, .private_leader = private_leader,
+                                             .user_read = private_leader && pmu_user_read_allowed(),
                                              .cgroup_fd = -1 },
                           c->encoding.attrs, c->encoding.n_events, &c->counters);
         if (r < 0)

@@ -91,7 +91,7 @@ static int perf_open(const CounterTarget *t, const struct perf_event_attr *attrs
                  * kernel.perf_user_access is 1: then libpmapi's in-process reads need no system
                  * call (x86 needs no such bit). The kernel refuses the bit on a CPU's event
                  * (EINVAL), so only a thread's ask; other PMUs' events do not get it. */
-                if (t->cpu < 0 && t->cgroup_fd < 0 && !t->inherit &&
+                if (t->user_read && t->cpu < 0 && t->cgroup_fd < 0 && !t->inherit &&
                     (a.type == PERF_TYPE_HARDWARE || a.type == PERF_TYPE_HW_CACHE || a.type == PERF_TYPE_RAW))
                         a.config1 |= ARM64_PMU_USER_READ;
 #endif

@@ -31,6 +31,11 @@ typedef struct CounterTarget {
          * a sibling may be handed to the thread for local reads (local-page.h), and cannot be used
          * to add events to the group. */
         bool private_leader;
+        /* arm64: ask the PMU to let the thread read its counters from user space (with
+         * kernel.perf_user_access=1). While such a thread runs, the kernel lets it read every
+         * counter in use on its CPU, other users' CPU-wide ones too: only for a thread context
+         * where anyone may count CPU-wide anyway (perf_event_paranoid <= 0). Ignored elsewhere. */
+        bool user_read;
         /* A cgroup v2 directory fd (perf's PERF_FLAG_PID_CGROUP): counts the tasks of that cgroup and of
          * its descendants on cpu (tid is ignored); -1 otherwise. Only a target with a cpu may have one. */
         int cgroup_fd;

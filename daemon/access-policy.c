@@ -20,6 +20,10 @@ bool access_policy_admits(const AccessPolicy *p, const Caller *c) {
         return p->only.n == 0 || c->euid == 0 || in_list(&p->only, c);
 }
 
+bool access_policy_names_groups(const AccessPolicy *p) {
+        return p->user_mode.n + p->kernel_mode.n + p->only.n > 0;
+}
+
 int access_policy_paranoid(PolicyGrant grant, int paranoid) {
         int at_most = grant == POLICY_GRANT_KERNEL ? 1 : grant == POLICY_GRANT_USER ? 2 : paranoid;
         return paranoid < at_most ? paranoid : at_most;

@@ -32,5 +32,7 @@ typedef enum PolicyGrant {
 PolicyGrant access_policy_grant(const AccessPolicy *p, const Caller *c);
 /* False when OnlyGroups is set and the caller is neither root nor in one of them. */
 bool access_policy_admits(const AccessPolicy *p, const Caller *c);
+/* Whether any rule names a group: only then do a caller's supplementary groups matter. */
+bool access_policy_names_groups(const AccessPolicy *p);
 /* The perf_event_paranoid a caller with grant is judged by. */
 int access_policy_paranoid(PolicyGrant grant, int paranoid);

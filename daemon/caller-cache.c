@@ -58,7 +58,7 @@ CallerCache *caller_cache_free(CallerCache *c) {
         return NULL;
 }
 
-int caller_cache_get(CallerCache *c, sd_bus_message *m, Caller *ret) {
+int caller_cache_get(CallerCache *c, sd_bus_message *m, bool want_groups, Caller *ret) {
         const char *sender = sd_bus_message_get_sender(m);
         CallerEntry *e;
         int r, pin;
@@ -74,6 +74,11 @@ int caller_cache_get(CallerCache *c, sd_bus_message *m, Caller *ret) {
                 /* A connection whose process has exited stays refused until it closes: its PID
                  * may name another process by now. */
                 if (!process_pin_alive(e->pin))
+                        return -ESTALE;
+                /* Who the process is now decides, read under the pin: a drop counts from the next
+                 * call, and the connection's rights never outlive its process's. */
+                r = caller_follow_process(&e->caller, e->pin, want_groups);
+                if (r < 0 || !process_pin_alive(e->pin))
                         return -ESTALE;
                 *ret = e->caller;
                 return 0;

@@ -3,7 +3,9 @@
  * PID and EUID are fixed when it connects, so they are asked once per connection and forgotten when
  * the broker says the connection is gone. The process behind the PID is pinned at that first call;
  * every later call checks the pin, and once that process has exited the connection gets -ESTALE,
- * whoever holds it now. */
+ * whoever holds it now. Every call also reads who the process is now (caller_follow_process): one
+ * that runs as another effective user than the one that connected gets -ESTALE too, and its
+ * effective gid and groups are those it holds now. */
 #pragma once
 
 #include <glib.h>
@@ -18,7 +20,8 @@ typedef struct CallerCache {
 
 int caller_cache_new(sd_bus *bus, CallerCache **ret);
 CallerCache *caller_cache_free(CallerCache *c);
-int caller_cache_get(CallerCache *c, sd_bus_message *m, Caller *ret);
+/* want_groups: the caller's supplementary groups matter (the access policy names groups). */
+int caller_cache_get(CallerCache *c, sd_bus_message *m, bool want_groups, Caller *ret);
 /* Whether sender's credentials are known (caller-lookup.h asks the bus for them without waiting). */
 bool caller_cache_knows(CallerCache *c, const char *sender);
 /* The PID, EUID and supplementary groups the bus gave for sender; its first call pins it. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include "caller.h"
@@ -36,22 +37,68 @@ int caller_from_message(sd_bus_message *m, Caller *ret, int *ret_pin) {
         return caller_from_creds(pid, euid, groups, n_groups > 0 ? (size_t) n_groups : 0, ret, ret_pin);
 }
 
-void caller_refresh_groups(Caller *c) {
-        gid_t now[CALLER_MAX_GROUPS * 4];
-        int n_now = proc_read_groups(c->pid, now, ELEMENTSOF(now));
+/* Keeps of c's groups those the process holds now (ids: what the kernel says of it now). */
+static void keep_held_groups(Caller *c, const ProcIds *ids) {
         unsigned kept = 0;
-        uid_t euid;
-        gid_t egid;
 
-        if (proc_read_effective_ids(c->pid, &euid, &egid) < 0 || egid != c->egid)
-                c->egid_vouched = false;
         for (unsigned i = 0; i < c->n_groups; i++)
-                for (int k = 0; k < n_now; k++)
-                        if (now[k] == c->groups[i]) {
+                for (unsigned k = 0; k < ids->n_groups; k++)
+                        if (ids->groups[k] == c->groups[i]) {
                                 c->groups[kept++] = c->groups[i];
                                 break;
                         }
         c->n_groups = kept;
+}
+
+/* PIDFD_GET_INFO (Linux 6.13) tells a pidfd's credentials with one ioctl; /proc/<pid>/status costs
+ * about 11 µs a call to format. Defined here: Debian 12's headers predate it. */
+struct pidfd_creds_info {
+        uint64_t mask, cgroupid;
+        uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid, spare0[1];
+};
+#define PIDFD_INFO_CREDS_BIT (1ULL << 1)
+#define PIDFD_GET_INFO_IOCTL _IOWR(0xFF, 11, struct pidfd_creds_info)
+
+static bool pidfd_info_missing;
+
+/* The effective ids of the process pin names, from the kernel's pidfd: 0, -ESRCH, or -EOPNOTSUPP on
+ * a kernel without PIDFD_GET_INFO. */
+static int pidfd_read_effective_ids(int pin, uid_t *ret_euid, gid_t *ret_egid) {
+        struct pidfd_creds_info info = { .mask = PIDFD_INFO_CREDS_BIT };
+
+        if (pidfd_info_missing)
+                return -EOPNOTSUPP;
+        if (ioctl(pin, PIDFD_GET_INFO_IOCTL, &info) < 0) {
+                if (errno != ENOTTY && errno != EINVAL)
+                        return -ESRCH;
+                pidfd_info_missing = true;
+                return -EOPNOTSUPP;
+        }
+        if (!(info.mask & PIDFD_INFO_CREDS_BIT))
+                return -ESRCH;
+        *ret_euid = info.euid;
+        *ret_egid = info.egid;
+        return 0;
+}
+
+int caller_follow_process(Caller *c, int pin, bool want_groups) {
+        ProcIds ids;
+        bool have_groups = false;
+        int r = want_groups ? -EOPNOTSUPP : pidfd_read_effective_ids(pin, &ids.euid, &ids.egid);
+
+        if (r == -EOPNOTSUPP) {
+                r = proc_read_ids(c->pid, &ids);
+                have_groups = true;
+        }
+        if (r < 0 || ids.euid != c->euid)
+                return -ESTALE;
+        if (ids.egid != c->egid) {
+                c->egid = ids.egid;
+                c->egid_vouched = false;
+        }
+        if (have_groups)
+                keep_held_groups(c, &ids);
+        return 0;
 }
 
 bool caller_in_group(const Caller *c, gid_t gid) {
@@ -63,55 +110,22 @@ bool caller_in_group(const Caller *c, gid_t gid) {
         return false;
 }
 
-int proc_read_groups(pid_t pid, gid_t *ret, size_t max) {
-        char path[64], *line = NULL, *p, *end;
-        size_t size = 0, n = 0;
-        bool found = false;
-        FILE *f;
-
-        (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-        f = fopen(path, "re");
-        if (!f)
-                return -ESRCH;
-        while (!found && getline(&line, &size, f) > 0) {
-                if (strncmp(line, "Groups:", 7) != 0)
-                        continue;
-                found = true;
-                for (p = line + 7; n < max; p = end) {
-                        unsigned long v = strtoul(p, &end, 10);
-                        if (end == p)
-                                break;
-                        ret[n++] = (gid_t) v;
-                }
-        }
-        free(line);
-        fclose(f);
-        return found ? (int) n : -ESRCH;
-}
-
 /* The bus's groups that the process still holds: a group it dropped since it connected grants no
  * more. */
-static void held_groups(pid_t pid, const gid_t *bus_groups, size_t n_bus, Caller *c) {
-        gid_t now[CALLER_MAX_GROUPS * 4];
-        int n_now = n_bus > 0 ? proc_read_groups(pid, now, ELEMENTSOF(now)) : 0;
-
+static void held_groups(const gid_t *bus_groups, size_t n_bus, const ProcIds *ids, Caller *c) {
         c->n_groups = 0;
         c->egid_vouched = false;
         for (size_t i = 0; i < n_bus; i++)
                 c->egid_vouched = c->egid_vouched || bus_groups[i] == c->egid;
         for (size_t i = 0; i < n_bus && c->n_groups < CALLER_MAX_GROUPS; i++)
-                for (int k = 0; k < n_now; k++)
-                        if (now[k] == bus_groups[i]) {
-                                c->groups[c->n_groups++] = bus_groups[i];
-                                break;
-                        }
+                c->groups[c->n_groups++] = bus_groups[i];
+        keep_held_groups(c, ids);
 }
 
 int caller_from_creds(pid_t pid, uid_t euid, const gid_t *groups, size_t n_groups, Caller *ret, int *ret_pin) {
         _cleanup_close_ int pin = -1;
         gid_t bus_groups[CALLER_MAX_GROUPS];
-        uid_t now_euid;
-        gid_t egid;
+        ProcIds ids;
 
         /* A copy: groups may be ret's own (caller-cache.c keeps the bus's list there). */
         n_groups = n_groups < CALLER_MAX_GROUPS ? n_groups : CALLER_MAX_GROUPS;
@@ -126,35 +140,48 @@ int caller_from_creds(pid_t pid, uid_t euid, const gid_t *groups, size_t n_group
         pin = pidfd_open_process(pid);
         if (pin < 0)
                 return -ESTALE;
-        if (proc_read_effective_ids(pid, &now_euid, &egid) < 0 || now_euid != euid || !process_pin_alive(pin))
+        if (proc_read_ids(pid, &ids) < 0 || ids.euid != euid || !process_pin_alive(pin))
                 return -ESTALE;
-        *ret = (Caller) { .pid = pid, .euid = euid, .egid = egid };
-        held_groups(pid, bus_groups, n_groups, ret);
+        *ret = (Caller) { .pid = pid, .euid = euid, .egid = ids.egid };
+        held_groups(bus_groups, n_groups, &ids, ret);
         if (!process_pin_alive(pin))
                 return -ESTALE;
         *ret_pin = TAKE_FD(pin);
         return 0;
 }
 
-int proc_read_effective_ids(pid_t pid, uid_t *ret_euid, gid_t *ret_egid) {
-        char path[64], line[256];
+int proc_read_ids(pid_t pid, ProcIds *ret) {
+        char path[64], *line = NULL;
+        size_t size = 0;
         unsigned u[2], g[2];
-        bool found_uid = false, found_gid = false;
+        bool found_uid = false, found_gid = false, found_groups = false;
         FILE *f;
 
         (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
         f = fopen(path, "re");
         if (!f)
                 return -ESRCH;
-        while ((!found_uid || !found_gid) && fgets(line, sizeof(line), f)) {
+        ret->n_groups = 0;
+        /* Uid, Gid and Groups come in that order, in the first lines: stop at Groups. */
+        while (!found_groups && getline(&line, &size, f) > 0) {
                 found_uid = found_uid || sscanf(line, "Uid: %u %u", &u[0], &u[1]) == 2;
                 found_gid = found_gid || sscanf(line, "Gid: %u %u", &g[0], &g[1]) == 2;
+                if (strncmp(line, "Groups:", 7) != 0)
+                        continue;
+                found_groups = true;
+                for (char *p = line + 7, *end; ret->n_groups < ELEMENTSOF(ret->groups); p = end) {
+                        unsigned long v = strtoul(p, &end, 10);
+                        if (end == p)
+                                break;
+                        ret->groups[ret->n_groups++] = (gid_t) v;
+                }
         }
+        free(line);
         fclose(f);
-        if (!found_uid || !found_gid)
+        if (!found_uid || !found_gid || !found_groups)
                 return -ESRCH;
-        *ret_euid = (uid_t) u[1];
-        *ret_egid = (gid_t) g[1];
+        ret->euid = (uid_t) u[1];
+        ret->egid = (gid_t) g[1];
         return 0;
 }
 

@@ -22,10 +22,15 @@ typedef struct Caller {
         bool egid_vouched;              /* egid was among the bus's groups: it may grant too */
 } Caller;
 
-/* Drops the groups the caller's process no longer holds (its primary group included: then unknown,
- * (gid_t) -1): a group given up since the connection's first call grants nothing. It only ever
- * takes away, so a pid reused meanwhile can grant nothing either. */
-void caller_refresh_groups(Caller *c);
+/* Brings c to what the kernel says of its process now, at every call (caller-cache.c): -ESTALE if
+ * it runs as another effective user than the one that connected (a privilege drop ends the
+ * connection's rights; libpmapi then reconnects as who it is now); its effective gid as it is now
+ * (no longer vouched by the bus if it changed); of the bus's groups only those it still holds, so
+ * a group given up grants nothing. Groups only ever go: a pid reused meanwhile grants nothing
+ * either. pin is the caller's pidfd, checked again after. The groups are read only when want_groups
+ * (the policy names groups): then from /proc (~11 µs); otherwise the ids come from the pidfd with
+ * one ioctl where the kernel has PIDFD_GET_INFO (6.13), from /proc before. */
+int caller_follow_process(Caller *c, int pin, bool want_groups);
 /* Whether gid is one of the caller's groups for the policy: a supplementary group, or its primary
  * group where the bus vouched for it (not one a set-group-ID program took after connecting). */
 bool caller_in_group(const Caller *c, gid_t gid);
@@ -41,11 +46,16 @@ int caller_from_message(sd_bus_message *m, Caller *ret, int *ret_pin);
 /* The same from the PID, EUID and supplementary groups the bus gave for a connection
  * (GetConnectionCredentials; groups may be NULL: none known). */
 int caller_from_creds(pid_t pid, uid_t euid, const gid_t *groups, size_t n_groups, Caller *ret, int *ret_pin);
-/* The supplementary groups of process pid from /proc/<pid>/status: their number (at most max in
- * ret), or -ESRCH. Read it under a pin. */
-int proc_read_groups(pid_t pid, gid_t *ret, size_t max);
-/* The effective uid and gid of process pid from /proc/<pid>/status; -ESRCH. Read it under a pin. */
-int proc_read_effective_ids(pid_t pid, uid_t *ret_euid, gid_t *ret_egid);
+/* What the kernel says of process pid's identity now (/proc/<pid>/status, one read). */
+typedef struct ProcIds {
+        uid_t euid;
+        gid_t egid;
+        gid_t groups[CALLER_MAX_GROUPS * 4];    /* beyond: not seen, so never granting */
+        unsigned n_groups;
+} ProcIds;
+
+/* -ESRCH if pid is gone. Read it under a pin. */
+int proc_read_ids(pid_t pid, ProcIds *ret);
 
 /* Pins thread tid of process pid (thread-pin.h). -ESRCH if tid is not a live thread of pid. The pin
  * says "the thread the caller meant"; check it again with thread_pin_alive() after acting, since a

@@ -20,14 +20,11 @@ bool bus_current_caller_may_see(sd_bus *bus, Manager *manager, uid_t owner_uid, 
         sd_bus_message *m = sd_bus_get_current_message(bus);
         Caller caller;
 
-        if (!m || caller_cache_get(manager->callers, m, &caller) < 0)
+        if (!m || caller_cache_get(manager->callers, m, access_policy_names_groups(&manager->policy), &caller) < 0)
                 return false;
         /* OnlyGroups shuts the objects as it shuts the methods. */
-        if (manager->policy.only.n > 0 && caller.euid != 0) {
-                caller_refresh_groups(&caller);
-                if (!access_policy_admits(&manager->policy, &caller))
-                        return false;
-        }
+        if (manager->policy.only.n > 0 && caller.euid != 0 && !access_policy_admits(&manager->policy, &caller))
+                return false;
         return caller_may_see(&caller, owner_uid, target_uid);
 }
 

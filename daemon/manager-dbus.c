@@ -28,7 +28,7 @@ bool manager_log_budget(Manager *m, uid_t uid, char *suffix, size_t size) {
 }
 
 int manager_bus_caller(sd_bus_message *m, Manager *manager, sd_bus_error *error, Caller *ret) {
-        int r = caller_cache_get(manager->callers, m, ret);
+        int r = caller_cache_get(manager->callers, m, access_policy_names_groups(&manager->policy), ret);
         char more[96];
 
         /* No identity to charge: connections whose process is gone share one budget. */
@@ -38,9 +38,6 @@ int manager_bus_caller(sd_bus_message *m, Manager *manager, sd_bus_error *error,
                          more);
         if (r < 0)
                 return bus_error_caller(error, r);
-        /* The groups the process holds now: one it dropped since its first call grants nothing. */
-        if (ret->euid != 0 && manager->policy.user_mode.n + manager->policy.kernel_mode.n + manager->policy.only.n > 0)
-                caller_refresh_groups(ret);
         if (!access_policy_admits(&manager->policy, ret)) {
                 manager->n_refused++;
                 if (manager_log_budget(manager, ret->euid, more, sizeof(more)))

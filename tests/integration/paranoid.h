@@ -10,3 +10,5 @@
 int paranoid_set_for_test(int value);
 /* Writes the saved value back (nothing before the first set); async-signal-safe. */
 void paranoid_restore_for_test(void);
+/* The value in force now (3, the most restrictive, if unreadable). */
+int paranoid_now(void);

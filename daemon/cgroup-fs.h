@@ -31,7 +31,8 @@ int cgroup_fs_normalize(const char *path, char **ret);
  * long, or a ".." component; -ELOOP: a symlink on the way; -ENOENT: no such cgroup; -ENOTDIR: a
  * file, not a cgroup; -ENOMEDIUM: no v2 hierarchy. */
 int cgroup_fs_open_path(const char *path, int *ret_fd, uint64_t *ret_id, char **ret_path);
-/* Opens the cgroup with this id: -ENOENT if there is none (never was, or removed). */
+/* Opens the cgroup with this id: -ENOENT if there is none (never was, or removed); -ENOTDIR if
+ * the id is a file's (cgroup.procs has an inode number too). */
 int cgroup_fs_open_id(uint64_t id, int *ret_fd, char **ret_path);
 /* The id of the cgroup whose directory fd is. */
 int cgroup_fs_id(int fd, uint64_t *ret);

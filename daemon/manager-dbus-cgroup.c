@@ -16,6 +16,10 @@ int manager_bus_cgroup_error(sd_bus_error *error, uint64_t id, int r) {
         case -ENOENT:
                 return sd_bus_error_setf(error, PMAPI_ERROR_NO_SUCH_CGROUP,
                                          "No such cgroup (id %" PRIu64 "), or it was removed", id);
+        case -ENOTDIR:
+                /* A file of the hierarchy (its cgroup.procs, say) has an inode number as well. */
+                return sd_bus_error_setf(error, PMAPI_ERROR_NOT_A_CGROUP,
+                                         "Id %" PRIu64 " names a file of the cgroup hierarchy, not a cgroup", id);
         case -ENOMEDIUM:
                 return sd_bus_error_set(error, PMAPI_ERROR_NO_CGROUP_HIERARCHY,
                                         "No cgroup v2 hierarchy is mounted on this machine");

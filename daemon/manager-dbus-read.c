@@ -142,7 +142,7 @@ static int reply_page(sd_bus_message *m, Manager *manager, sd_bus_error *error, 
                       const char *row_type, RowAppender append) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ gpointer *keys = NULL;
-        uint32_t after, max, n_rows = 0;
+        uint32_t after, max, n_rows = 0, resume;
         unsigned checks = 0;
         size_t n = 0, i = 0;
         Caller caller;
@@ -165,16 +165,23 @@ static int reply_page(sd_bus_message *m, Manager *manager, sd_bus_error *error, 
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', row_type);
+        resume = after;
         for (; r >= 0 && i < n && n_rows < max && checks < READ_CHECKS_MAX; i++) {
                 r = append(reply, manager, &caller, yama, g_hash_table_lookup(table, keys[i]), &checks);
                 n_rows += r > 0;
+                if (r > 0)
+                        resume = GPOINTER_TO_UINT(keys[i]);
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
-        /* The next page starts after the last entry examined here, row or not. */
+        /* The next page starts after the last row of this one (after, without one): an entry the
+         * caller was not shown, such as another user's newest context, is not named to it. Only
+         * where the checks ran out does it start after the last entry examined, row or not, so that
+         * a caller refused READ_CHECKS_MAX rows still moves on: that entry's key is named then. */
+        if (r >= 0 && i < n && n_rows < max && i > 0)
+                resume = GPOINTER_TO_UINT(keys[i - 1]);
         if (r >= 0)
-                r = sd_bus_message_append(reply, "bu", (int) (i < n),
-                                          i > 0 ? GPOINTER_TO_UINT(keys[i - 1]) : after);
+                r = sd_bus_message_append(reply, "bu", (int) (i < n), resume);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);

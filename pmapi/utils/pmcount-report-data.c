@@ -16,6 +16,7 @@
 #include "json-writer.h"
 #include "macro.h"
 #include "pmcount-report.h"
+#include "text-table.h"
 
 /* CSV: record,pid,tid,comm,state,name,status,value, time_ns with -I, then enabled_ns,running_ns,
  * percent_running (count-time.h), filled in the rows of a count; one value a row. */
@@ -41,11 +42,18 @@ static bool csv_time_column;
  * carries no times: a thread's). */
 static void csv_row_fields(CsvWriter *w, const char *record, const MemberRow *m, const char *name,
                            const char *status, const char *value, const CountTime *time) {
+        _cleanup_free_ char *comm = NULL;
+
         csv_field(w, record);
         if (m) {
                 csv_fieldf(w, "%d", (int) m->pid);
                 csv_fieldf(w, "%d", (int) m->tid);
-                csv_field(w, m->comm);
+                /* A name the workload chose: escaped as the table escapes it, for a CSV read on a
+                 * terminal (out of memory, the field stays empty and the writer fails). */
+                comm = text_escape_controls(m->comm);
+                if (!comm)
+                        w->error = -ENOMEM;
+                csv_field(w, comm);
                 csv_field(w, m->alive ? "alive" : "exited");
         } else {
                 for (int i = 0; i < 4; i++)

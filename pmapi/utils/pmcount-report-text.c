@@ -35,8 +35,8 @@ static int task_clock_counter(const Report *r) {
 }
 
 /* A word as a shell would need it: as it is when it holds only safe characters, else quoted; with
- * bash's $'...' and \xNN escapes when it holds control characters, which never reach the terminal
- * raw. */
+ * bash's $'...' and \xNN escapes when it holds control characters (C0, DEL, C1: text-table.h),
+ * which never reach the terminal raw. */
 static void print_word(FILE *f, const char *w) {
         bool control = false;
 
@@ -45,8 +45,8 @@ static void print_word(FILE *f, const char *w) {
                 fputs(w, f);
                 return;
         }
-        for (const unsigned char *p = (const unsigned char *) w; *p; p++)
-                control = control || *p < 0x20 || *p == 0x7f;
+        for (const char *p = w; *p && !control; p++)
+                control = text_control_length(p) > 0;
         if (!control) {
                 fputc('\'', f);
                 for (const char *p = w; *p; p++)
@@ -55,13 +55,16 @@ static void print_word(FILE *f, const char *w) {
                 return;
         }
         fputs("$'", f);
-        for (const unsigned char *p = (const unsigned char *) w; *p; p++)
-                if (*p < 0x20 || *p == 0x7f)
-                        fprintf(f, "\\x%02x", *p);
-                else if (*p == '\'' || *p == '\\')
-                        fprintf(f, "\\%c", *p);
-                else
-                        fputc(*p, f);
+        for (const char *p = w; *p;) {
+                size_t n = text_control_length(p);
+
+                if (n == 0 && (*p == '\'' || *p == '\\'))
+                        fprintf(f, "\\%c", *p++);
+                else if (n == 0)
+                        fputc(*p++, f);
+                for (; n > 0; n--)
+                        fprintf(f, "\\x%02x", (unsigned char) *p++);
+        }
         fputc('\'', f);
 }
 

@@ -140,6 +140,35 @@ int text_table_print(const TextTable *t, FILE *f) {
         return 0;
 }
 
+size_t text_control_length(const char *p) {
+        const unsigned char *u = (const unsigned char *) p;
+
+        if (*u < 0x20 || *u == 0x7f)
+                return *u ? 1 : 0;
+        return u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f ? 2 : 0;
+}
+
+char *text_escape_controls(const char *s) {
+        char *buf = malloc(4 * strlen(s) + 1), *out = buf;
+
+        if (!buf)
+                return NULL;
+        for (const char *p = s; *p;) {
+                size_t n = text_control_length(p);
+
+                if (n == 0 && p[0] == '\\' && p[1] == 'x')
+                        n = 1;
+                if (n == 0) {
+                        *out++ = *p++;
+                        continue;
+                }
+                for (; n > 0; n--)
+                        out += sprintf(out, "\\x%02x", (unsigned char) *p++);
+        }
+        *out = '\0';
+        return buf;
+}
+
 static bool plain_numbers;
 
 void number_format_plain(bool plain) {

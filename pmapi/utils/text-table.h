@@ -30,6 +30,15 @@ void text_table_add(TextTable *t, const char *format, ...) __attribute__((format
 /* Two spaces between columns, no trailing blanks; returns 0 or -errno (an earlier add's too). */
 int text_table_print(const TextTable *t, FILE *f);
 
+/* s written as the tables write it in a UTF-8 locale, for text that reaches a terminal outside a
+ * table (a thread name in pmcount's CSV): each control character, C0 (U+0000..U+001F), DEL and C1
+ * (U+0080..U+009F, which a terminal may take for CSI), as \xNN of each of its bytes, and a
+ * backslash before an 'x' as \x5c, so that an escape in the name cannot be mistaken for one of
+ * ours; everything else as it is, whatever the locale. A new string; NULL when out of memory. */
+char *text_escape_controls(const char *s);
+/* The length in bytes of the control character at p (1 for C0 and DEL, 2 for C1 in UTF-8), or 0. */
+size_t text_control_length(const char *p);
+
 /* "-1,234,567": the thousands separator of the locale's LC_NUMERIC (',' in the C locale, which
  * has none), or no separator after number_format_plain(true) (--no-big-num). Enough room for any
  * long long in any locale. */

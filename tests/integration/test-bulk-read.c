@@ -1,6 +1,7 @@
 /* test-bulk-read.c: the Manager's ReadContexts and ReadGroups (what pmdapmapi reads with), against
  * the real pmapid: each row equals what GetData and GetGroupData give for it; pages follow tids and
- * ids, each page resuming after the last id the one before examined; as root every context, and as nobody a context
+ * ids, each page resuming after the last row the one before gave (never after a context or group the
+ * caller was not shown, such as root's newest); as root every context, and as nobody a context
  * is a row exactly when GetData would answer nobody (its own threads, not root's; not root's
  * kernel-mode counts of events it may not see in kernel mode, at paranoid 2 and 3); hostile pages
  * (max 0, after the last id, a wrong signature) get empty pages or an error, and pmapid serves on;
@@ -328,6 +329,87 @@ static void test_hostile_pages(void **state) {
         assert_int_equal(wait_for_context_count(0, 5000), 0);
 }
 
+/* The resume point names nothing the caller was not shown: nobody's page ends at its own context,
+ * never at root's newer one; a page without rows resumes where it was asked to, and so does a
+ * groups page where root's group is the only one. */
+typedef struct ResumeCase {
+        uint32_t mine, theirs, theirs_group;
+} ResumeCase;
+
+static int resume_body(void *arg) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        const ResumeCase *k = arg;
+        Row rows[MAX_ROWS];
+        uint32_t resume = 0;
+        size_t n = 0;
+        int more = -1;
+
+        CHECK(sd_bus_open_system(&bus) >= 0);
+        CHECK(read_page(bus, false, 0, 1024, rows, &n, &more, &resume) == 0);
+        CHECK(n == 1 && (uint32_t) rows[0].tid == k->mine && !more);
+        if (resume != k->mine)
+                fprintf(stderr, "# ReadContexts resumes after %u: root's context is %u, nobody's %u\n",
+                        resume, k->theirs, k->mine);
+        CHECK(resume == k->mine && resume != k->theirs);
+        n = 0;
+        CHECK(read_page(bus, false, k->mine, 1024, rows, &n, &more, &resume) == 0);
+        CHECK(n == 0 && !more && resume == k->mine);
+        n = 0;
+        CHECK(read_page(bus, true, 0, 1024, rows, &n, &more, &resume) == 0);
+        if (resume != 0)
+                fprintf(stderr, "# ReadGroups resumes after %u: root's group is %u\n", resume, k->theirs_group);
+        CHECK(n == 0 && !more && resume == 0);
+        return 0;
+}
+
+static void test_resume_names_only_rows_shown(void **state) {
+        TargetIdentity id = TARGET_UID(NOBODY);
+        Row rows[MAX_ROWS];
+        Target mine, theirs, theirs_group;
+        ResumeCase k = {};
+        pm_prog_t prog;
+        uint32_t resume = 0;
+        size_t n = 0;
+        int more = -1;
+
+        (void) state;
+        assert_int_equal(target_start(&mine, &id, 1), 0);
+        assert_int_equal(target_start(&theirs, &TARGET_ROOT, 1), 0);
+        assert_int_equal(target_start(&theirs_group, &TARGET_ROOT, 1), 0);
+        program(&prog, PM_USER | PM_COUNT);
+        assert_int_equal(pm_set_program_thread(mine.pid, mine.tids[0], &prog), 0);
+        assert_int_equal(pm_set_program_thread(theirs.pid, theirs.tids[0], &prog), 0);
+        program(&prog, PM_USER | PM_COUNT | PM_PROCESS);
+        assert_int_equal(pm_set_program_group(theirs_group.pid, theirs_group.tids[0], &prog), 0);
+        k.mine = (uint32_t) mine.tids[0];
+        k.theirs = (uint32_t) (theirs.tids[0] > theirs_group.tids[0] ? theirs.tids[0] : theirs_group.tids[0]);
+        {
+                _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+
+                /* Root is shown every row: its page ends at the newest. */
+                assert_int_equal(sd_bus_open_system(&bus), 0);
+                assert_int_equal(read_page(bus, false, 0, 1024, rows, &n, &more, &resume), 0);
+                assert_int_equal(n, 3);
+                assert_int_equal(resume, (uint32_t) rows[2].tid);
+                n = 0;
+                assert_int_equal(read_page(bus, true, 0, 1024, rows, &n, &more, &resume), 0);
+                assert_int_equal(n, 1);
+                k.theirs_group = (uint32_t) rows[0].tid;
+                assert_int_equal(resume, k.theirs_group);
+        }
+        if (k.theirs < k.mine)
+                fprintf(stderr, "# tids wrapped: root's contexts are older than nobody's here\n");
+        for (int paranoid = 2; paranoid <= 3; paranoid++) {
+                assert_int_equal(paranoid_set_for_test(paranoid), 0);
+                assert_int_equal(run_as_nobody(resume_body, &k), 0);
+        }
+        paranoid_restore_for_test();
+        target_kill(&mine);
+        target_kill(&theirs);
+        target_kill(&theirs_group);
+        assert_int_equal(wait_for_context_count(0, 5000), 0);
+}
+
 /* Root's 1,100 contexts, every one refused to nobody: a call stops after 1,024 checks with no row of
  * root's and says where to resume, so nobody holds pmapid no longer than a full page would. Its own
  * thread (it inherited a context at fork, first party here) may be a row of any page: with
@@ -346,8 +428,10 @@ static int refused_pages_body(void *arg) {
         CHECK(n <= 1 && more && resume > 0);    /* 1,101 contexts: not all judged in one call */
         /* Paging on reaches the end, and every row is this process's own thread, as GetData would
          * say. */
-        for (after = resume; more && pages < 10; pages++, after = resume)
-                CHECK(read_page(bus, false, after, 1024, rows, &n, &more, &resume) == 0 && resume > after);
+        for (after = resume; more && pages < 10; pages++, after = resume) {
+                CHECK(read_page(bus, false, after, 1024, rows, &n, &more, &resume) == 0);
+                CHECK(resume > after || !more);         /* the last page may show nothing */
+        }
         CHECK(!more && n == 1);
         CHECK(rows[0].pid == getpid() && rows[0].tid == getpid());
         return 0;
@@ -398,6 +482,7 @@ int main(void) {
                 cmocka_unit_test(test_groups_equal_getgroupdata),
                 cmocka_unit_test(test_nobody_reads_what_getdata_answers_it),
                 cmocka_unit_test(test_hostile_pages),
+                cmocka_unit_test(test_resume_names_only_rows_shown),
                 cmocka_unit_test(test_refused_rows_cost_no_more_than_a_page),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

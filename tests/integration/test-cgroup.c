@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "bus-names.h"
 #include "cgroup-tree.h"
 #include "check.h"
+#include "macro.h"
 #include "paranoid.h"
 #include "pmapi.h"
 #include "workload.h"
@@ -196,6 +198,47 @@ static void test_wplist_and_bad_input(void **state) {
         assert_int_equal(d.accu[0], 0);
         assert_int_equal(pm_delete_program_wp(cid), 0);
         assert_int_equal(cgroup_tree_remove("list"), 0);
+}
+
+/* A file of the hierarchy has an inode number too: the id of a cgroup's cgroup.procs names no
+ * cgroup, and SetCgroupProgram says so with a pmapi error (NotACgroup, PM_ECGROUPPATH), never a
+ * raw errno, to root and to nobody alike. */
+static int file_id_body(void *arg) {
+        pm_prog_t prog;
+
+        CHECK(page_fault_program(&prog, PM_USER) == 0);
+        CHECK_RC(pm_set_program_wp(*(const cid_t *) arg, &prog), PM_ECGROUPPATH);
+        return 0;
+}
+
+static void test_file_id_is_not_a_cgroup(void **state) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        char path[1200];
+        pm_prog_t prog;
+        struct stat st;
+        cid_t file;
+
+        (void) state;
+        assert_int_equal(cgroup_tree_make("file-id"), 0);
+        snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup_tree_fs_path("file-id"));
+        assert_int_equal(stat(path, &st), 0);
+        file = (cid_t) st.st_ino;
+        assert_int_equal(page_fault_program(&prog, PM_USER), 0);
+        assert_int_equal(sd_bus_open_system(&bus), 0);
+        assert_true(sd_bus_call_method(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
+                                       "SetCgroupProgram", &error, NULL, "tiai", (uint64_t) file,
+                                       (int32_t) prog.mode.w, 8, prog.events[0], COUNT_NOTHING, COUNT_NOTHING,
+                                       COUNT_NOTHING, COUNT_NOTHING, COUNT_NOTHING, COUNT_NOTHING, COUNT_NOTHING) < 0);
+        printf("# SetCgroupProgram(%" PRIu64 ", a cgroup.procs): %s: %s\n", (uint64_t) file, error.name,
+               error.message);
+        assert_string_equal(error.name, PMAPI_ERROR_NOT_A_CGROUP);
+        assert_int_equal(pm_set_program_wp(file, &prog), PM_ECGROUPPATH);
+        assert_int_equal(run_as_nobody(file_id_body, &file), 0);
+        /* The cgroup's own id still works. */
+        assert_int_equal(pm_set_program_wp(cgroup_tree_id("file-id"), &prog), 0);
+        assert_int_equal(pm_delete_program_wp(cgroup_tree_id("file-id")), 0);
+        assert_int_equal(cgroup_tree_remove("file-id"), 0);
 }
 
 static int bus_property_bool(const char *path, const char *name, int *ret) {
@@ -422,6 +465,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_counts_exactly_the_cgroup),
                 cmocka_unit_test(test_wplist_and_bad_input),
+                cmocka_unit_test(test_file_id_is_not_a_cgroup),
                 cmocka_unit_test(test_removed_cgroup_keeps_its_counts),
                 cmocka_unit_test(test_delegated_owner),
                 cmocka_unit_test(test_paranoid_3_refuses_delegated_owner),

@@ -1,8 +1,8 @@
 /* test-tool-conventions.c: what every tool owes its user whatever the workload (man/pmapi-tools.7).
  * Thread names a workload chose to be hostile (an ANSI escape, a tab, a newline, quotes and commas,
- * a name the kernel cut inside a UTF-8 sequence) through pmcount's three formats: text never
- * writes a control character raw or splits a row, CSV and JSON give back each name exactly as
- * pmapid sends it. A count that could not be whole says so in every format and in the exit
+ * a name the kernel cut inside a UTF-8 sequence) through pmcount's three formats: text and CSV
+ * never write a control character raw (CSV writes a name as the table does, \x1b), JSON gives
+ * back each name exactly as pmapid sends it. A count that could not be whole says so in every format and in the exit
  * status. And the four tools agree on their exit statuses, their messages and their --help. */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,15 +26,19 @@ static BusFixture fixture;
 #define PMCOUNT getenv("PMAPI_PMCOUNT")
 #define WORKLOAD getenv("PMAPI_TOOL_WORKLOAD")
 
-/* The names the workload gives its threads, and what pmapid sends for each: the kernel keeps 15
- * bytes, so "éééééééé" ends in half a character, which pmapid writes as \xc3. */
-static const struct { const char *set, *sent; } names[] = {
-        { "\x1b[31mred", "\x1b[31mred" },
-        { "tab\there", "tab\there" },
-        { "new\nline", "new\nline" },
-        { "quote\"comma,", "quote\"comma," },
-        { "na\xc3\xafve\xe2\x86\x92\xc3\xa9", "na\xc3\xafve\xe2\x86\x92\xc3\xa9" },
-        { "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\\xc3" },
+/* The names the workload gives its threads, what pmapid sends for each (the kernel keeps 15 bytes,
+ * so "éééééééé" ends in half a character, which pmapid writes as \xc3), and what pmcount's CSV
+ * writes: the name as the table writes it, control characters as \xNN and the backslash of an
+ * escape as \x5c. */
+static const struct { const char *set, *sent, *csv; } names[] = {
+        { "\x1b[31mred", "\x1b[31mred", "\\x1b[31mred" },
+        { "tab\there", "tab\there", "tab\\x09here" },
+        { "new\nline", "new\nline", "new\\x0aline" },
+        { "quote\"comma,", "quote\"comma,", "quote\"comma," },
+        { "na\xc3\xafve\xe2\x86\x92\xc3\xa9", "na\xc3\xafve\xe2\x86\x92\xc3\xa9", "na\xc3\xafve\xe2\x86\x92\xc3\xa9" },
+        { "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\\xc3",
+          "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\\x5cxc3" },
+        { "c1\xc2\x9b" "31mred", "c1\xc2\x9b" "31mred", "c1\\xc2\\x9b" "31mred" },
 };
 #define N_NAMES (sizeof(names) / sizeof(names[0]))
 
@@ -56,10 +60,10 @@ static void run_names(ToolRun *r, const char *format) {
         assert_int_equal(r->status, 0);
 }
 
-/* Which of the names a string is; -1 for none. */
-static int name_index(const char *comm) {
+/* Which of the names a string is (as pmapid sends it, or as CSV writes it); -1 for none. */
+static int name_index(const char *comm, bool csv) {
         for (size_t i = 0; i < N_NAMES; i++)
-                if (strcmp(comm, names[i].sent) == 0)
+                if (strcmp(comm, csv ? names[i].csv : names[i].sent) == 0)
                         return (int) i;
         return -1;
 }
@@ -79,6 +83,11 @@ static void test_hostile_names_in_text(void **state) {
         assert_non_null(strstr(r.err, "tab\\x09here"));
         assert_non_null(strstr(r.err, "new\\x0aline"));
         assert_non_null(strstr(r.err, "na\xc3\xafve\xe2\x86\x92\xc3\xa9"));
+        /* A C1 control (U+009B, which a terminal may take for CSI) is escaped too, in the table and
+         * in the command line's words. */
+        assert_null(strstr(r.err, "\xc2\x9b"));
+        assert_non_null(strstr(r.err, "c1\\xc2\\x9b31mred"));
+        assert_non_null(strstr(r.err, "$'c1\\xc2\\x9b31mred'"));
         /* The name pmapid sent with "\xc3" in it: the table escapes the backslash too (\x5c), so
          * that what the kernel held and what pmapid escaped cannot be mistaken for each other. */
         assert_non_null(strstr(r.err, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\\x5cxc3"));
@@ -116,10 +125,15 @@ static void test_hostile_names_in_csv_and_json(void **state) {
 
         (void) state;
         run_names(&r, "--csv");
+        /* A CSV printed to a terminal cannot drive it: no control character but the rows' ends. */
+        for (const char *p = r.err; *p; p++)
+                if (*p != '\n' && ((unsigned char) *p < 0x20 || *p == 0x7f || strncmp(p, "\xc2\x9b", 2) == 0))
+                        fail_msg("pmcount --csv wrote control character 0x%02x at offset %td", (unsigned char) *p,
+                                 p - r.err);
         csv = csv_read(r.err);
         for (size_t i = 1; csv[i]; i++)
-                if (strcmp(csv[i][0], "thread") == 0 && name_index(csv[i][3]) >= 0) {
-                        seen_csv[name_index(csv[i][3])] = true;
+                if (strcmp(csv[i][0], "thread") == 0 && name_index(csv[i][3], true) >= 0) {
+                        seen_csv[name_index(csv[i][3], true)] = true;
                         assert_int_equal(atoll(csv[i][7]) >= 10, true);
                 }
         csv_read_free(csv);
@@ -130,8 +144,8 @@ static void test_hostile_names_in_csv_and_json(void **state) {
         rows = json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "thread_rows");
         for (guint i = 0; i < json_array_get_length(rows); i++) {
                 const char *comm = json_object_get_string_member(json_array_get_object_element(rows, i), "comm");
-                if (name_index(comm) >= 0)
-                        seen_json[name_index(comm)] = true;
+                if (name_index(comm, false) >= 0)
+                        seen_json[name_index(comm, false)] = true;
         }
         for (size_t i = 0; i < N_NAMES; i++) {
                 assert_true(seen_csv[i]);

@@ -2,7 +2,8 @@
  * arguments) and the user's locale, without pmapid: the text table (libsmartcols) escapes control
  * characters and bytes that are not valid in the locale's encoding and aligns by display width;
  * the JSON writer (json-glib) always writes a document that parses, with every valid string whole;
- * CSV with another separator quotes what holds it; counts take the locale's thousands separator or
+ * CSV with another separator quotes what holds it, and writes a thread name as the table does;
+ * counts take the locale's thousands separator or
  * none (--no-big-num). */
 #include <errno.h>
 #include <locale.h>
@@ -151,6 +152,33 @@ static void test_csv_with_another_separator(void **state) {
         free(out);
 }
 
+/* What CSV writes of a thread name (text_escape_controls): what the table writes in a UTF-8
+ * locale, whatever the locale, so that no control character reaches a terminal raw. */
+static void test_escape_controls_as_the_table_does(void **state) {
+        static const struct { const char *in, *out; } cases[] = {
+                { "\x1b[31mred", "\\x1b[31mred" },
+                { "tab\there", "tab\\x09here" },
+                { "new\nline\r", "new\\x0aline\\x0d" },
+                { "del\x7f", "del\\x7f" },
+                { "c1\xc2\x9b" "31m", "c1\\xc2\\x9b" "31m" },          /* U+009B, CSI to some terminals */
+                { "nbsp\xc2\xa0", "nbsp\xc2\xa0" },                   /* U+00A0 is printable */
+                { "bad\\xc3", "bad\\x5cxc3" },                    /* pmapid's escape: its backslash too */
+                { "back\\slash", "back\\slash" },
+                { "quote\"comma,", "quote\"comma," },
+                { "na\xc3\xafve\xe2\x86\x92\xc3\xa9", "na\xc3\xafve\xe2\x86\x92\xc3\xa9" },
+                { "", "" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char *out = text_escape_controls(cases[i].in);
+
+                assert_non_null(out);
+                assert_string_equal(out, cases[i].out);
+                free(out);
+        }
+}
+
 static void test_thousands_follow_the_locale_or_none(void **state) {
         char buf[THOUSANDS_MAX];
 
@@ -176,6 +204,7 @@ int main(void) {
                 cmocka_unit_test(test_text_table_in_the_c_locale_is_ascii),
                 cmocka_unit_test(test_json_writer_keeps_valid_strings_whole_and_always_parses),
                 cmocka_unit_test(test_csv_with_another_separator),
+                cmocka_unit_test(test_escape_controls_as_the_table_does),
                 cmocka_unit_test(test_thousands_follow_the_locale_or_none),
         };
 

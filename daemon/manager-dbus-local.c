@@ -3,8 +3,12 @@
  * group and the context's sealed page. Only the thread's own process, only the context's owner,
  * only a context outside any group (its group sums and the AND rule stay pmapid's), and only what
  * GetData would let the caller read (kernel-mode counts under perf_event_paranoid). Anything else
- * is refused with NotSupported and the library reads over the bus, as before. */
+ * is refused with NotSupported and the library reads over the bus, as before; so is a user past its
+ * budget of handings outstanding (handed.h). */
+#include <limits.h>
+
 #include "local-share.h"
+#include "log.h"
 #include "macro.h"
 #include "manager-dbus.h"
 
@@ -33,6 +37,21 @@ int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return sd_bus_error_set(error, SD_BUS_ERROR_NOT_SUPPORTED,
                                         "Only a thread's own context outside groups, made by its own process, is "
                                         "read in process");
+        r = handed_ledger_charge(manager->handed, c->owner_uid, c->tid, c->thread_ino,
+                                 c->owner_uid == 0 ? UINT_MAX : manager->max_contexts_per_uid);
+        if (r == -EDQUOT) {
+                char more[96];
+                if (manager_log_budget(manager, c->owner_uid, more, sizeof(more)))
+                        log_notice("Refused OpenLocal to pid %d uid %u: %u handed counters outstanding, its "
+                                   "limit (MaxContextsPerUser) until the threads they count exit%s.",
+                                   (int) t.caller.pid, (unsigned) c->owner_uid,
+                                   handed_ledger_held(manager->handed, c->owner_uid), more);
+                return sd_bus_error_set(error, SD_BUS_ERROR_NOT_SUPPORTED,
+                                        "This user holds the most handed counters pmapid allows until the threads "
+                                        "they count exit: read through pmapid");
+        }
+        if (r < 0)
+                return manager_bus_fail(m, manager, error, r, &t);
         r = local_share_open(c, &page, &state);
         if (r < 0)
                 return manager_bus_fail(m, manager, error, r, &t);

@@ -558,7 +558,8 @@ int manager_bus_register(Manager *m, sd_bus *bus) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up caller lookups: %m");
         m->log_budget = log_budget_new();
-        if (!m->log_budget)
+        m->creation_log_budget = log_budget_new();
+        if (!m->log_budget || !m->creation_log_budget)
                 return log_error_errno(-ENOMEM, "Out of memory.");
         r = sd_bus_add_object_vtable(bus, NULL, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
                                      manager_vtable, m);

@@ -68,7 +68,8 @@ int manager_new(sd_event *event, const CounterBackend *backend, EventTable *even
         m->uid_grants = g_hash_table_new(g_direct_hash, g_direct_equal);
         m->predecessors = g_new0(char *, 1);
         m->missed = missed_new();
-        if (system_owners_new(event, &m->systems) < 0)
+        m->handed = handed_ledger_new();
+        if (!m->handed || system_owners_new(event, &m->systems) < 0)
                 return manager_free(m), -ENOMEM;
         *ret = m;
         return 0;
@@ -86,8 +87,10 @@ Manager *manager_free(Manager *m) {
         caller_lookup_free(m->lookup);  /* before the cache it fills */
         caller_cache_free(m->callers);
         log_budget_free(m->log_budget);
+        log_budget_free(m->creation_log_budget);
         g_strfreev(m->predecessors);
         missed_free(m->missed);
+        handed_ledger_free(m->handed);
         event_table_free(m->events);
         sd_event_unref(m->event);
         free(m);
@@ -149,7 +152,12 @@ void manager_close_local(Manager *m) {
                 local_share_close(value);
 }
 
+/* A context's end (deleted, or its thread gone), never a shutdown that hands its counters on (fd
+ * store, re-exec). Its counters are switched off first: a copy of the fd its thread was handed
+ * (OpenLocal, handed.h) then reads nothing new once the group comes apart. */
 static void remove_context(Manager *m, Context *c) {
+        if (c->private_leader && c->counters)
+                (void) c->backend->disable(c->counters);
         uid_count_add(m, c->owner_uid, -1);
         m->fds_used -= MIN(m->fds_used, context_fds(c));
         g_hash_table_remove(m->threads, GINT_TO_POINTER(c->tid));
@@ -258,6 +266,7 @@ void manager_thread_exited(pid_t pid, pid_t tid, uint64_t time_ns, void *userdat
         Context *c = g_hash_table_lookup(m->threads, GINT_TO_POINTER(tid));
 
         missed_forget_tid(m->missed, pid, tid);
+        handed_ledger_thread_exited(m->handed, tid);
         /* An exit older than the context is that of an earlier thread with this tid. A context whose
          * pin polls hears of the exit from it (a /proc pin does not: thread-pin.h). */
         if (!c || c->pid != pid || (c->pidfd >= 0 && thread_pins_poll()) || time_ns < c->attached_ns)
@@ -536,6 +545,7 @@ uid_t manager_target_uid(const Caller *caller, pid_t pid, pid_t tid) {
 int manager_set_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, const Program *program,
                         AccessVerdict *ret_refusal) {
         _cleanup_close_ int pidfd = -1;
+        uint64_t suppressed;
         AttachSpec spec;
         int r;
 
@@ -562,7 +572,11 @@ int manager_set_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, 
         if (r < 0)
                 return r;
         TAKE_FD(pidfd);
-        log_info("Context created on thread %d of pid %d for pid %d uid %u (mode 0x%x).", (int) tid, (int) pid,
-                 (int) caller->pid, (unsigned) caller->euid, (unsigned) program->mode);
+        /* A user that creates contexts in a loop writes LOG_BUDGET_LINES of these a second. */
+        if (log_budget_allow(m->creation_log_budget, caller->euid, now_monotonic_ns() / 1000, &suppressed))
+                log_info("Context created on thread %d of pid %d for pid %d uid %u (mode 0x%x)%s%.0" PRIu64 "%s.",
+                         (int) tid, (int) pid, (int) caller->pid, (unsigned) caller->euid,
+                         (unsigned) program->mode, suppressed > 0 ? " (" : "", suppressed,
+                         suppressed > 0 ? " more of this user's not logged)" : "");
         return 0;
 }

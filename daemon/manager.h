@@ -27,6 +27,7 @@
 #include "cpu-watch.h"
 #include "caller-lookup.h"
 #include "cgroup-fs.h"
+#include "handed.h"
 #include "log-budget.h"
 #include "missed.h"
 #include "system-owners.h"
@@ -67,8 +68,10 @@ typedef struct Manager {
         char **predecessors;            /* unique bus names of the images whose state this one carries
                                          * (handover.h), oldest first; never NULL */
         LogBudget *log_budget;          /* refusal lines per uid: NULL until on a bus */
+        LogBudget *creation_log_budget; /* "Context created" lines per uid: NULL until on a bus */
         CallerLookup *lookup;           /* new senders' credentials without waiting: NULL until on a bus */
         AccessPolicy policy;            /* [Access] of pmapid.conf (access-policy.h) */
+        HandedLedger *handed;           /* OpenLocal's handings outstanding per owner (handed.h) */
         GHashTable *uid_grants;         /* uid -> PolicyGrant + 1 of its last caller: for re-checks of
                                          * an owner's grant when its context passes on (inherit.c) */
 } Manager;

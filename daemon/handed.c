@@ -38,6 +38,10 @@ HandedLedger *handed_ledger_free(HandedLedger *l) {
         return NULL;
 }
 
+GHashTable *handed_ledger_per_uid(HandedLedger *l) {
+        return l->per_uid;
+}
+
 unsigned handed_ledger_held(HandedLedger *l, uid_t uid) {
         return GPOINTER_TO_UINT(g_hash_table_lookup(l->per_uid, GUINT_TO_POINTER(uid)));
 }

@@ -8,6 +8,7 @@
  * kept fd reads nothing new (manager.c). */
 #pragma once
 
+#include <glib.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -21,5 +22,7 @@ HandedLedger *handed_ledger_free(HandedLedger *l);
 int handed_ledger_charge(HandedLedger *l, uid_t uid, pid_t tid, uint64_t thread_ino, unsigned budget);
 /* Thread tid exited (the fork watch's EXIT record): its handings are no longer charged. */
 void handed_ledger_thread_exited(HandedLedger *l, pid_t tid);
+/* uid -> handings outstanding, for the admin's view (read only). */
+GHashTable *handed_ledger_per_uid(HandedLedger *l);
 /* uid's handings outstanding (threads not yet known to have exited). */
 unsigned handed_ledger_held(HandedLedger *l, uid_t uid);

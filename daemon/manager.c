@@ -111,6 +111,16 @@ void manager_update_fork_watch(Manager *m) {
         update_fork_watch(m);
 }
 
+uid_t manager_charged_uid(uid_t owner_uid, uid_t target_uid, ContextOrigin origin) {
+        if (owner_uid != 0)
+                return owner_uid;
+        return origin == CONTEXT_INHERIT || origin == CONTEXT_FORK_RECORD ? target_uid : 0;
+}
+
+unsigned manager_root_reserve(const Manager *m) {
+        return m->max_contexts / MANAGER_ROOT_RESERVE_DIVISOR;
+}
+
 static unsigned uid_count(Manager *m, uid_t uid) {
         return GPOINTER_TO_UINT(g_hash_table_lookup(m->contexts_per_uid, GUINT_TO_POINTER(uid)));
 }
@@ -158,7 +168,7 @@ void manager_close_local(Manager *m) {
 static void remove_context(Manager *m, Context *c) {
         if (c->private_leader && c->counters)
                 (void) c->backend->disable(c->counters);
-        uid_count_add(m, c->owner_uid, -1);
+        uid_count_add(m, manager_charged_uid(c->owner_uid, c->target_uid, c->origin), -1);
         m->fds_used -= MIN(m->fds_used, context_fds(c));
         g_hash_table_remove(m->threads, GINT_TO_POINTER(c->tid));
         update_fork_watch(m);
@@ -229,9 +239,10 @@ static bool keeps_pin(const Manager *m) {
 const char *manager_miss_reason(int error) {
         switch (error) {
         case -EDQUOT:
-                return "its owner is at its limit of contexts (MaxContextsPerUser)";
+                return "the user it counts against is at its limit of contexts (MaxContextsPerUser)";
         case -ENFILE:
-                return "pmapid is at its limit of contexts (MaxContexts) or out of file descriptors";
+                return "pmapid is at its limit of contexts (MaxContexts, less root's reserve) or out of file "
+                       "descriptors";
         case -ENODEV:
                 return "the kernel refused its counters";
         case -ESRCH:
@@ -446,9 +457,13 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
         Context *c = NULL;
         int r;
 
-        if (spec->owner_uid != 0 && uid_count(m, spec->owner_uid) >= m->max_contexts_per_uid)
+        uid_t charged = manager_charged_uid(spec->owner_uid, spec->target_uid, spec->origin);
+
+        if (charged != 0 && uid_count(m, charged) >= m->max_contexts_per_uid)
                 return -EDQUOT;
+        /* The last contexts of the pool are root's own work's: it can always start. */
         if (manager_n_contexts(m) >= m->max_contexts ||
+            (charged != 0 && manager_n_contexts(m) + manager_root_reserve(m) >= m->max_contexts) ||
             m->fds_used + program_n_events(spec->program, m->events) + (keeps_pin(m) ? 1 : 0) + spec->local > m->fd_budget)
                 return -ENFILE;
         /* Watching exits before the thread is checked alive below: an exit after that check is seen. */
@@ -500,7 +515,7 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
         if (spec->origin == CONTEXT_SET_PROGRAM || spec->origin == CONTEXT_SET_GROUP_PROGRAM)
                 (void) context_read_comm(c);
         g_hash_table_insert(m->threads, GINT_TO_POINTER(tid), c);
-        uid_count_add(m, spec->owner_uid, +1);
+        uid_count_add(m, charged, +1);
         m->fds_used += context_fds(c);
         update_fork_watch(m);
         if (ret)
@@ -527,7 +542,7 @@ int manager_adopt(Manager *m, Context *c) {
         }
         c->manager = m;
         g_hash_table_insert(m->threads, GINT_TO_POINTER(c->tid), c);
-        uid_count_add(m, c->owner_uid, +1);
+        uid_count_add(m, manager_charged_uid(c->owner_uid, c->target_uid, c->origin), +1);
         m->fds_used += context_fds(c);
         update_fork_watch(m);
         return 0;

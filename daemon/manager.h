@@ -41,6 +41,8 @@
 #define MANAGER_FDS_RESERVED (64 + MANAGER_FDS_CALLER_PINS)
 /* The per-user default never goes below this, whatever the fd limit. */
 #define MANAGER_MIN_CONTEXTS_PER_UID 512
+/* A sixteenth of MaxContexts is kept for root's own work (root's contexts on root's threads). */
+#define MANAGER_ROOT_RESERVE_DIVISOR 16
 
 typedef struct Manager {
         sd_event *event;
@@ -48,7 +50,7 @@ typedef struct Manager {
         EventTable *events;
         GHashTable *threads;            /* tid -> Context*, owned */
         GHashTable *groups;             /* group id -> Group*, owned */
-        GHashTable *contexts_per_uid;   /* uid -> count */
+        GHashTable *contexts_per_uid;   /* charged uid (manager_charged_uid) -> count */
         CallerCache *callers;           /* NULL until on a bus */
         ForkWatch *fork_watch;          /* NULL when not watching (unit tests, or the kernel refused) */
         unsigned max_contexts_per_uid;  /* for every uid but root's */
@@ -82,6 +84,15 @@ unsigned manager_fd_budget(void);
  * one user (at least MANAGER_MIN_CONTEXTS_PER_UID), so that one user leaves the others room. */
 unsigned manager_default_max_contexts(void);
 unsigned manager_default_max_contexts_per_uid(void);
+/* The uid whose MaxContextsPerUser a context counts against: whoever made it come to be. Its
+ * owner's; for a context root owns that a thread's creation made (inherited, or attached from a
+ * fork record), the uid of that thread, whose process made the thread: root counting another
+ * user's busy process fills that user's share, not the pool. What root sets itself is root's own
+ * work: no per-user limit, and the pool's reserve. */
+uid_t manager_charged_uid(uid_t owner_uid, uid_t target_uid, ContextOrigin origin);
+/* The contexts only root's own work may take: a context charged to another uid is refused once the
+ * pool has fewer than this left (MaxContexts / MANAGER_ROOT_RESERVE_DIVISOR). */
+unsigned manager_root_reserve(const Manager *m);
 /* Takes ownership of events. event may be NULL (unit tests): no exit watch, no fork watch. */
 int manager_new(sd_event *event, const CounterBackend *backend, EventTable *events, Manager **ret);
 Manager *manager_free(Manager *m);

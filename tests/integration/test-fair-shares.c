@@ -1,0 +1,233 @@
+/* test-fair-shares.c: one user's busy process cannot fill the pool. Root sets a program on a process
+ * of uid 65534 (as an administrator does with pmctl); that process, a Python program with plain
+ * threads (no libpmapi), makes 350 threads, each attached by pmapid from its fork record. Those
+ * inherited contexts count against 65534's share (MaxContextsPerUser), not root's unlimited one, so
+ * uid 1 and root still start; ContextsPerUser shows who holds what. With a pool too small for the
+ * burst, the last MaxContexts/16 stay root's own: root starts, uid 1 gets PM_ELIMIT. */
+#include <errno.h>
+#include <grp.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bus-fixture.h"
+#include "check.h"
+#include "pmapi.h"
+#include "workload.h"
+
+#define NOBODY 65534
+#define OTHER_UID 1
+#define N_THREADS 350
+
+static BusFixture fixture;
+static int page_flt;
+
+/* Makes N_THREADS plain threads when told, says so, and keeps them until its stdin closes. */
+static const char burst_py[] =
+        "import sys, threading\n"
+        "threading.stack_size(65536)\n"
+        "print('up', flush=True)\n"
+        "sys.stdin.readline()\n"
+        "stop = threading.Event()\n"
+        "ts = [threading.Thread(target=stop.wait) for _ in range(int(sys.argv[1]))]\n"
+        "[t.start() for t in ts]\n"
+        "print('ready', flush=True)\n"
+        "sys.stdin.read()\n"
+        "stop.set()\n";
+
+typedef struct Burst {
+        pid_t pid;
+        FILE *to, *from;
+} Burst;
+
+static int burst_start(Burst *b) {
+        int in[2], out[2];
+        char line[16];
+
+        if (pipe(in) < 0 || pipe(out) < 0)
+                return -1;
+        b->pid = fork();
+        if (b->pid < 0)
+                return -1;
+        if (b->pid == 0) {
+                char n[16];
+                (void) snprintf(n, sizeof(n), "%d", N_THREADS);
+                if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || setgroups(0, NULL) < 0 ||
+                    setresgid(NOBODY, NOBODY, NOBODY) < 0 || setresuid(NOBODY, NOBODY, NOBODY) < 0)
+                        _exit(126);
+                close(in[1]), close(out[0]);
+                execlp("python3", "python3", "-c", burst_py, n, (char *) NULL);
+                _exit(127);
+        }
+        close(in[0]), close(out[1]);
+        b->to = fdopen(in[1], "w");
+        b->from = fdopen(out[0], "r");
+        return b->to && b->from && fgets(line, sizeof(line), b->from) && strcmp(line, "up\n") == 0 ? 0 : -1;
+}
+
+static int burst_go(Burst *b) {
+        char line[16];
+
+        return fputs("go\n", b->to) >= 0 && fflush(b->to) == 0 && fgets(line, sizeof(line), b->from) &&
+                               strcmp(line, "ready\n") == 0
+                       ? 0
+                       : -1;
+}
+
+static void burst_stop(Burst *b) {
+        int status;
+
+        fclose(b->to);
+        fclose(b->from);
+        (void) waitpid(b->pid, &status, 0);
+}
+
+static uint32_t manager_u(const char *name) {
+        sd_bus *bus = NULL;
+        uint32_t v = 0;
+
+        if (sd_bus_open_system(&bus) >= 0)
+                (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
+                                                   "org.pmapi.PerfMon1.Manager", name, NULL, 'u', &v);
+        sd_bus_flush_close_unref(bus);
+        return v;
+}
+
+/* ContextsPerUser's contexts for uid (as root sees it), or -1 if unreadable. */
+static int charged_to(uid_t uid) {
+        sd_bus_message *reply = NULL;
+        sd_bus *bus = NULL;
+        uint32_t u, n, handed;
+        int found = 0, r;
+
+        if (sd_bus_open_system(&bus) < 0)
+                return -1;
+        r = sd_bus_get_property(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1", "org.pmapi.PerfMon1.Manager",
+                                "ContextsPerUser", NULL, &reply, "a(uuu)");
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(uuu)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(uuu)", &u, &n, &handed)) > 0)
+                if (u == uid)
+                        found = (int) n;
+        sd_bus_message_unref(reply);
+        sd_bus_flush_close_unref(bus);
+        return r < 0 ? -1 : found;
+}
+
+/* Waits until pmapid's context count holds still for a second (fork records all handled). */
+static uint32_t settled_contexts(void) {
+        uint32_t last = manager_u("ContextCount"), now;
+
+        for (int i = 0; i < 30; i++) {
+                (void) usleep(1000 * 1000);
+                now = manager_u("ContextCount");
+                if (now == last)
+                        return now;
+                last = now;
+        }
+        return last;
+}
+
+static int starts_own(void *arg) {
+        int expected = *(const int *) arg;
+        pm_prog_t prog;
+        pm_info_t info;
+
+        CHECK_RC(pm_init(PM_VERIFIED, &info), 0);
+        program_one(&prog, PM_USER | PM_COUNT, page_flt);
+        CHECK_RC(pm_set_program_mythread(&prog), expected);
+        if (expected == 0)
+                CHECK_RC(pm_delete_program_mythread(), 0);
+        return 0;
+}
+
+static void root_starts_own(int expected) {
+        pm_prog_t prog;
+
+        program_one(&prog, PM_USER | PM_COUNT, page_flt);
+        assert_int_equal(pm_set_program_mythread(&prog), expected);
+        if (expected == 0)
+                assert_int_equal(pm_delete_program_mythread(), 0);
+}
+
+/* Root counts the burst's process; returns its contexts once settled. */
+static uint32_t count_a_burst(Burst *b) {
+        pm_prog_t prog;
+
+        assert_int_equal(burst_start(b), 0);
+        program_one(&prog, PM_USER | PM_COUNT, page_flt);
+        assert_int_equal(pm_set_program_thread(b->pid, b->pid, &prog), 0);
+        assert_int_equal(burst_go(b), 0);
+        return settled_contexts();
+}
+
+static void test_inherited_contexts_fill_their_users_share_not_the_pool(void **state) {
+        int ok = 0, limit = PM_ELIMIT;
+        uint32_t n;
+        Burst b;
+
+        (void) state;
+        assert_int_equal(bus_fixture_restart_with_config(&fixture, "[Limits]\nMaxContexts=300\nMaxContextsPerUser=100\n"),
+                         0);
+        n = count_a_burst(&b);
+        /* Root's own context on the main thread, and 100 inherited ones charged to 65534. */
+        assert_int_equal(n, 101);
+        assert_int_equal(charged_to(NOBODY), 100);
+        assert_int_equal(charged_to(0), 1);
+        assert_int_equal(run_as(OTHER_UID, OTHER_UID, starts_own, &ok), 0);
+        root_starts_own(0);
+        /* 65534's share is spent by the threads its own process made. */
+        assert_int_equal(run_as(NOBODY, NOBODY, starts_own, &limit), 0);
+        burst_stop(&b);
+        assert_int_equal(wait_for_context_count(0, 10000), 0);
+}
+
+static void test_root_keeps_a_reserve_of_the_pool(void **state) {
+        int limit = PM_ELIMIT;
+        uint32_t n;
+        Burst b;
+
+        (void) state;
+        assert_int_equal(bus_fixture_restart_with_config(&fixture, "[Limits]\nMaxContexts=32\nMaxContextsPerUser=100\n"),
+                         0);
+        assert_int_equal(manager_u("RootReserve"), 2);
+        n = count_a_burst(&b);
+        assert_int_equal(n, 30);                /* 32 less the reserve */
+        assert_int_equal(run_as(OTHER_UID, OTHER_UID, starts_own, &limit), 0);
+        root_starts_own(0);
+        burst_stop(&b);
+        assert_int_equal(wait_for_context_count(0, 10000), 0);
+}
+
+static int setup(void **state) {
+        pm_info_t info;
+
+        (void) state;
+        if (bus_fixture_start(&fixture, NULL) != 0 || pm_init(PM_VERIFIED, &info) != 0)
+                return 1;
+        page_flt = find_event_id(&info, "PM_PAGE_FLT");
+        return page_flt > 0 ? 0 : 1;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        return bus_fixture_stop(&fixture);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_inherited_contexts_fill_their_users_share_not_the_pool),
+                cmocka_unit_test(test_root_keeps_a_reserve_of_the_pool),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

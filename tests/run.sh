@@ -4,8 +4,9 @@
 # dbus-daemon and pmapid), print the benchmark, and end with one "N passed, N failed" line counting
 # the individual cmocka test cases. The integration suite runs once against pmapid as
 # pmapid.service confines it (tests/confine/), once against a sanitized pmapid, once with pmapid
-# pinning threads as it does before Linux 6.9; then libFuzzer explores pmapid's bus objects for
-# PMAPI_FUZZ_RUNS inputs (default 10000, about a minute; tests/fuzz/), and with PMAPI_GUESTS=yes
+# pinning threads as it does before Linux 6.9; then libFuzzer replays its corpus against a coverage
+# floor and explores pmapid's bus objects for PMAPI_FUZZ_RUNS inputs (default 10000, about 10 s;
+# tests/fuzz/), and with PMAPI_GUESTS=yes
 # QEMU guests run the kernel-facing integration tests on Debian's own 5.10, 6.1 and 6.12 kernels
 # (tests/guest/); an arm64 guest with a real PMU runs always (PMAPI_ARM64_GUEST=no: not).
 #   tests/run.sh [--installed]
@@ -43,8 +44,9 @@ cat "$build/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
 # before 6.9 (PMAPID_THREAD_PINS=procfs; daemon/thread-pin.h), at this machine's speed.
 PMAPID_THREAD_PINS=procfs meson test -C "$build" --suite integration --print-errorlogs || rc=$?
 cat "$build/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
-# libFuzzer on pmapid's bus objects, bounded (PMAPI_FUZZ_RUNS inputs, default 10000, from
-# PMAPI_FUZZ_SEED, default 1): tests/fuzz/run.sh.
+# libFuzzer on pmapid's bus objects: the committed corpus must reach a coverage floor, then a bounded
+# exploration (PMAPI_FUZZ_RUNS inputs, default 10000, from PMAPI_FUZZ_SEED, default 1); both print
+# cov: and ft: (tests/fuzz/run.sh).
 sh tests/fuzz/run.sh "${PMAPI_FUZZ_RUNS:-10000}" "${PMAPI_FUZZ_SEED:-1}" > "$build/meson-logs/fuzz.txt" || rc=$?
 cat "$build/meson-logs/fuzz.txt"
 cat "$build/meson-logs/fuzz.txt" >> "$log"

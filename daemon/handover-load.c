@@ -519,7 +519,7 @@ int handover_restore_fds(Manager *m, int memfd, const int *given, size_t n_given
         const int32_t *fd_numbers;
         FdTable t = {};
         gsize n_fds;
-        size_t n_cpus = 0;
+        size_t n_cpus = 0, n_dead;
         uint32_t version;
         int r;
 
@@ -568,7 +568,11 @@ int handover_restore_fds(Manager *m, int memfd, const int *given, size_t n_given
         restore_fork_watch(m, forks, &t);
         close_untaken(&t);
         g_free(t.fds);
-        log_info("Restored from the previous image: %zu contexts, %u groups, %zu system-wide contexts.",
-                 manager_n_contexts(m), g_hash_table_size(m->groups), system_owners_count(m->systems));
+        /* A thread that exited while its exit record was read by neither image, or read and dropped
+         * before its context was made (exit-recheck.h), is gone now: its context goes too. */
+        n_dead = manager_sweep_dead(m);
+        log_info("Restored from the previous image: %zu contexts, %u groups, %zu system-wide contexts "
+                 "(%zu of exited threads released).",
+                 manager_n_contexts(m), g_hash_table_size(m->groups), system_owners_count(m->systems), n_dead);
         return 0;
 }

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "exit-recheck.h"
 #include "local-share.h"
 #include "manager-comm.h"
 #include "thread-pin.h"
@@ -47,6 +48,8 @@ static void group_destroy(gpointer p) {
         group_free(p);
 }
 
+static void recheck_exit(pid_t tid, uint64_t attached_ns, void *userdata);
+
 int manager_new(sd_event *event, const CounterBackend *backend, EventTable *events, Manager **ret) {
         Manager *m = calloc(1, sizeof(*m));
 
@@ -69,7 +72,8 @@ int manager_new(sd_event *event, const CounterBackend *backend, EventTable *even
         m->predecessors = g_new0(char *, 1);
         m->missed = missed_new();
         m->handed = handed_ledger_new();
-        if (!m->handed || system_owners_new(event, &m->systems) < 0)
+        if (!m->handed || system_owners_new(event, &m->systems) < 0 ||
+            (event && exit_recheck_new(event, recheck_exit, m, &m->recheck) < 0))
                 return manager_free(m), -ENOMEM;
         *ret = m;
         return 0;
@@ -91,6 +95,7 @@ Manager *manager_free(Manager *m) {
         g_strfreev(m->predecessors);
         missed_free(m->missed);
         handed_ledger_free(m->handed);
+        exit_recheck_free(m->recheck);
         event_table_free(m->events);
         sd_event_unref(m->event);
         free(m);
@@ -278,29 +283,52 @@ void manager_thread_exited(pid_t pid, pid_t tid, uint64_t time_ns, void *userdat
 
         missed_forget_tid(m->missed, pid, tid);
         handed_ledger_thread_exited(m->handed, tid);
-        /* An exit older than the context is that of an earlier thread with this tid. A context whose
-         * pin polls hears of the exit from it (a /proc pin does not: thread-pin.h). */
-        if (!c || c->pid != pid || (c->pidfd >= 0 && thread_pins_poll()) || time_ns < c->attached_ns)
+        /* A context whose pin polls hears of the exit from it (a /proc pin does not: thread-pin.h). */
+        if (!c || c->pid != pid || (c->pidfd >= 0 && thread_pins_poll()))
                 return;
+        /* An exit older than the context is that of an earlier thread with this tid, or of this
+         * one, written as it began to exit while it was being attached: its pin tells which. */
+        if (time_ns < c->attached_ns) {
+                (void) manager_lookup(m, tid);
+                return;
+        }
         log_debug("Thread %d of pid %d exited, context released.", (int) tid, (int) pid);
         context_died(m, c);
 }
 
-void manager_exits_lost(uint64_t n_lost, void *userdata) {
-        Manager *m = userdata;
+size_t manager_sweep_dead(Manager *m) {
         GHashTableIter it;
         gpointer value;
         GPtrArray *dead = g_ptr_array_new();
+        size_t n;
 
         g_hash_table_iter_init(&it, m->threads);
         while (g_hash_table_iter_next(&it, NULL, &value))
                 if (!context_thread_alive(value))
                         g_ptr_array_add(dead, value);
-        log_info("%" PRIu64 " thread records lost: %u contexts of exited threads found by a sweep.", n_lost,
-                 dead->len);
         for (guint i = 0; i < dead->len; i++)
                 context_died(m, g_ptr_array_index(dead, i));
+        n = dead->len;
         g_ptr_array_free(dead, TRUE);
+        return n;
+}
+
+void manager_exits_lost(uint64_t n_lost, void *userdata) {
+        Manager *m = userdata;
+        size_t n = manager_sweep_dead(m);
+
+        log_info("%" PRIu64 " thread records lost: %zu contexts of exited threads found by a sweep.", n_lost, n);
+}
+
+static void recheck_exit(pid_t tid, uint64_t attached_ns, void *userdata) {
+        Manager *m = userdata;
+        Context *c = g_hash_table_lookup(m->threads, GINT_TO_POINTER(tid));
+
+        if (c && c->attached_ns == attached_ns && !context_thread_alive(c)) {
+                log_debug("Thread %d of pid %d exited as it was attached, context released.", (int) tid,
+                          (int) c->pid);
+                context_died(m, c);
+        }
 }
 
 int manager_check_access(Manager *m, const Caller *caller, pid_t pid, pid_t tid, int *ret_pidfd,
@@ -380,6 +408,8 @@ int manager_get_thread(Manager *m, const Caller *caller, pid_t pid, pid_t tid, C
                 }
         }
         r = manager_check_access(m, caller, pid, tid, &pidfd, ret_refusal);
+        if (r == -ESRCH)
+                (void) manager_lookup(m, tid);  /* a context of that dead thread goes now */
         if (r < 0)
                 return r;
         /* The context's own pin and ours are both alive: the same thread. */
@@ -518,6 +548,9 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
         uid_count_add(m, charged, +1);
         m->fds_used += context_fds(c);
         update_fork_watch(m);
+        /* Its EXIT record may have come and gone before it was in the table (exit-recheck.h). */
+        if (m->recheck && exits_from_watch(m))
+                (void) exit_recheck_add(m->recheck, tid, c->attached_ns);
         if (ret)
                 *ret = c;
         return 0;

@@ -27,6 +27,7 @@
 #include "cpu-watch.h"
 #include "caller-lookup.h"
 #include "cgroup-fs.h"
+#include "exit-recheck.h"
 #include "handed.h"
 #include "log-budget.h"
 #include "missed.h"
@@ -73,6 +74,8 @@ typedef struct Manager {
         LogBudget *creation_log_budget; /* "Context created" lines per uid: NULL until on a bus */
         CallerLookup *lookup;           /* new senders' credentials without waiting: NULL until on a bus */
         AccessPolicy policy;            /* [Access] of pmapid.conf (access-policy.h) */
+        ExitRecheck *recheck;           /* contexts attached as their thread may have been exiting:
+                                         * NULL without an event loop (exit-recheck.h) */
         HandedLedger *handed;           /* OpenLocal's handings outstanding per owner (handed.h) */
         GHashTable *uid_grants;         /* uid -> PolicyGrant + 1 of its last caller: for re-checks of
                                          * an owner's grant when its context passes on (inherit.c) */
@@ -116,6 +119,9 @@ void manager_close_local(Manager *m);
  * exited is released as at a pidfd's exit; after lost records, a sweep finds the dead ones. */
 void manager_thread_exited(pid_t pid, pid_t tid, uint64_t time_ns, void *userdata);
 void manager_exits_lost(uint64_t n_lost, void *userdata);
+/* Releases every context whose thread is gone (after lost records, and after a handover: exits
+ * that came while no image read them); returns how many. */
+size_t manager_sweep_dead(Manager *m);
 /* A context of pmapid's previous image (handover.h), with its group (if any) set and its member
  * adopted: enters the table, counts for its owner's limit and is watched for its thread's exit
  * (a thread that died meanwhile is handled on the next turn of the loop, as any exit). */

@@ -97,25 +97,32 @@ static bool sets_a_context(const char *method) {
         return strncmp(method, "Set", 3) == 0 || strcmp(method, "Inherit") == 0;
 }
 
-/* After a NoContext: whether the pmapid that answers now neither set our contexts nor carries the
- * state of the one that did (its Predecessors: a re-executed pmapid keeps every context). */
-static bool pmapid_restarted_locked(void) {
-        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+/* Whether the pmapid named now (a unique name) carries the state of the one that set our contexts:
+ * it is that one, or lists it among its Predecessors (a re-executed pmapid keeps every context). */
+static bool carries_set_by_locked(const char *now) {
         char **predecessors = NULL;
-        const char *now = NULL;
-        bool carried = false;
+        bool carried = strcmp(now, set_by) == 0;
 
-        if (!set_by[0] || sd_bus_get_name_creds(bus, PMAPI_SERVICE, SD_BUS_CREDS_UNIQUE_NAME, &creds) < 0 ||
-            sd_bus_creds_get_unique_name(creds, &now) < 0 || strcmp(now, set_by) == 0)
-                return false;
-        if (sd_bus_get_property_strv(bus, now, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE, "Predecessors", NULL,
-                                     &predecessors) >= 0)
+        if (!carried && sd_bus_get_property_strv(bus, now, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE, "Predecessors",
+                                                 NULL, &predecessors) >= 0)
                 for (char **p = predecessors; p && *p; p++) {
                         carried = carried || strcmp(*p, set_by) == 0;
                         free(*p);
                 }
         free(predecessors);
-        return !carried;
+        return carried;
+}
+
+/* After a NoContext: whether the pmapid that answers now neither set our contexts nor carries the
+ * state of the one that did. */
+static bool pmapid_restarted_locked(void) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        const char *now = NULL;
+
+        if (!set_by[0] || sd_bus_get_name_creds(bus, PMAPI_SERVICE, SD_BUS_CREDS_UNIQUE_NAME, &creds) < 0 ||
+            sd_bus_creds_get_unique_name(creds, &now) < 0)
+                return false;
+        return !carries_set_by_locked(now);
 }
 
 /* Whether pmapid's name has an owner within RESTART_WAIT_USEC. */
@@ -138,6 +145,7 @@ static bool wait_for_pmapid_locked(void) {
 static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
+        const char *sender;
         int r;
 
         r = sd_bus_call(bus, m, CALL_TIMEOUT_USEC, &error, &reply);
@@ -159,9 +167,12 @@ static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
                 return last_code;
         }
         answered = true;
-        if (sets_a_context(sd_bus_message_get_member(m)) && sd_bus_message_get_sender(reply) &&
-            strcmp(set_by, sd_bus_message_get_sender(reply)) != 0)
-                (void) snprintf(set_by, sizeof(set_by), "%s", sd_bus_message_get_sender(reply));
+        sender = sd_bus_message_get_sender(reply);
+        /* The pmapid that set our contexts; after a re-exec, the image that carries them on, so
+         * that Predecessors (the newest 4,096) lists it however many reloads come. */
+        if (sender && strcmp(set_by, sender) != 0 &&
+            (sets_a_context(sd_bus_message_get_member(m)) || (set_by[0] && carries_set_by_locked(sender))))
+                (void) snprintf(set_by, sizeof(set_by), "%s", sender);
         if (ret_reply)
                 *ret_reply = reply;
         else

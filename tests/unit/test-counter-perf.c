@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@ static pid_t start_forking_tree(void) {
         pid_t pid = fork();
 
         if (pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);        /* gone with a failed test */
                 for (;;) {
                         pid_t child = fork();
 
@@ -92,7 +94,9 @@ static void test_an_inherit_groups_read_waits_out_a_childs_exit(void **state) {
                         first_error = first_error ? first_error : r;
                         continue;
                 }
-                assert_true(values[1] >= last[c]);      /* an exited child's counts stay */
+                /* An exited child's counts stay: the backend never reads less than before, though
+                 * the kernel's group read may (counter-perf.c, perf_read). */
+                assert_true(values[1] >= last[c]);
                 last[c] = values[1];
         }
         (void) kill(tree, SIGKILL);

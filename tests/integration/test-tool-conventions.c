@@ -232,9 +232,9 @@ static void test_partial_counts_are_loud(void **state) {
         assert_true(json_object_get_boolean_member(doc, "partial"));
         /* None lost silently: each of the command's 10 threads (the main one, a warm-up, 8 workers)
          * was counted or is among those missed (a thread refused first and attached later, when
-         * an exited member had freed its place, is in both). */
+         * an exited member had freed its place, is in both: so all 10 may be counted, each for
+         * less than its whole life, which is why the report says partial). */
         assert_true(json_object_get_int_member(doc, "threads_missed") >= 1);
-        assert_true(json_object_get_int_member(doc, "threads") < 10);
         assert_true(json_object_get_int_member(doc, "threads") + json_object_get_int_member(doc, "threads_missed") >= 10);
         assert_int_equal(json_object_get_int_member(doc, "exit_code"), 0);    /* the command's own */
         tool_run_done(&r);

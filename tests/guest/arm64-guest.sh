@@ -14,7 +14,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${PMAPI_GUEST_CACHE:-$top/$build/guests}
 limit=${PMAPI_GUEST_TIMEOUT:-400}
 tests=${PMAPI_ARM64_TESTS:-hardware-counts event-counts groups inheritance library system mx mx-system
- event-groups calibrate aix-clients aix-group-clients aix-client-code local-reads wide-groups pmu-tools}
+ event-groups calibrate aix-clients aix-group-clients aix-client-code local-reads wide-groups pmu-tools
+ privilege-drop handed-fds}
 mkdir -p "$cache"
 start=$(date +%s)
 if ! sysroot=$(sh "$top/tests/guest/make-sysroot.sh" "$cache" 2>"$cache/arm64-sysroot.err") ||

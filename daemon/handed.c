@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "handed.h"
 #include "thread-pin.h"
 
@@ -17,7 +18,13 @@ typedef struct HandedThread {
 struct HandedLedger {
         GHashTable *by_tid;             /* tid -> HandedThread*, owned */
         GHashTable *per_uid;            /* uid -> handings outstanding */
+        GHashTable *swept_at;           /* uid -> CLOCK_MONOTONIC second of its last sweep */
 };
+
+/* A user at its budget makes pmapid open a pin per thread it holds handings for: at most once a
+ * second, so that asking in a loop costs pmapid no more than a refusal. Exits the fork watch reports
+ * free their charges at once (handed_ledger_thread_exited). */
+#define HANDED_SWEEP_INTERVAL_S 1
 
 HandedLedger *handed_ledger_new(void) {
         HandedLedger *l = calloc(1, sizeof(*l));
@@ -26,6 +33,7 @@ HandedLedger *handed_ledger_new(void) {
                 return NULL;
         l->by_tid = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
         l->per_uid = g_hash_table_new(g_direct_hash, g_direct_equal);
+        l->swept_at = g_hash_table_new(g_direct_hash, g_direct_equal);
         return l;
 }
 
@@ -34,6 +42,7 @@ HandedLedger *handed_ledger_free(HandedLedger *l) {
                 return NULL;
         g_hash_table_destroy(l->by_tid);
         g_hash_table_destroy(l->per_uid);
+        g_hash_table_destroy(l->swept_at);
         free(l);
         return NULL;
 }
@@ -79,6 +88,12 @@ static bool still_runs(pid_t tid, const HandedThread *t) {
 static void forget_exited(HandedLedger *l, uid_t uid) {
         GHashTableIter it;
         gpointer key, value;
+        guint now = (guint) (now_monotonic_ns() / 1000000000ull) + 1;  /* 0: never swept */
+        guint last = GPOINTER_TO_UINT(g_hash_table_lookup(l->swept_at, GUINT_TO_POINTER(uid)));
+
+        if (last != 0 && now - last < HANDED_SWEEP_INTERVAL_S)
+                return;
+        g_hash_table_insert(l->swept_at, GUINT_TO_POINTER(uid), GUINT_TO_POINTER(now));
 
         g_hash_table_iter_init(&it, l->by_tid);
         while (g_hash_table_iter_next(&it, &key, &value)) {

@@ -171,6 +171,8 @@ static void run_hoard(uid_t uid) {
         assert_int_equal(wait_for_context_count(0, 10000), 0);
         /* pmapid keeps nothing of it: what it handed is the hoarder's, and went with it. */
         assert_int_equal(wait_for_fds(fixture.daemon_pid, base, 10000), base);
+        /* A user at its budget has its exited threads looked for at most once a second (handed.c). */
+        (void) usleep(1100 * 1000);
         assert_int_equal(run_as(uid, uid, fresh_thread_body, NULL), 0);
 }
 

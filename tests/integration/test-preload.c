@@ -185,10 +185,12 @@ static long long median(long long *v, int n) {
  * under --no-preload (the same run without LD_PRELOAD) by at most one per page the module maps,
  * plus MODULE_SLACK: a second fault on its writable page (read by the dynamic linker, then written
  * by relocation), its link map in the loader's heap, its thread-local variable in the static TLS
- * block, and LD_PRELOAD itself, which may push the environment onto another stack page. Measured
- * here: 6 to 8 faults for 5 pages. A module that loads libpmapi and libsystemd at start costs about
- * 80 more. */
-#define MODULE_SLACK 4
+ * block, and LD_PRELOAD itself, which may push the environment onto another stack page; and one
+ * for the checkout's path, whose length (in argv, the environment and the loader's strings) moves
+ * the run without the module across a stack page boundary or not. Measured: 6 to 8 faults for 5
+ * pages in /work/main, 7 to 10 in a clone under /tmp (its 58 to 60 faults without the module
+ * against 60 to 61). A module that loads libpmapi and libsystemd at start costs about 80 more. */
+#define MODULE_SLACK 5
 
 static void test_process_without_threads_or_children_maps_only_the_module(void **state) {
         long long with[MAPS_RUNS], without[MAPS_RUNS], diff;

@@ -156,6 +156,7 @@ static void test_raw_connection_loses_root_with_its_process(void **state) {
 static int library_drop_body(void *arg) {
         const Victims *v = arg;
         int paranoid = paranoid_now();
+        long long before;
         pm_prog_t prog;
         pm_data_t data;
 
@@ -172,12 +173,17 @@ static int library_drop_body(void *arg) {
                 CHECK_RC(pm_set_program_mythread(&prog), paranoid >= 3 ? PM_EPERM : PM_EKERNELMODE);
         if (paranoid >= 3)
                 return 0;
-        /* What nobody may do: count its own thread in user mode, exactly. */
+        /* What nobody may do: count its own thread in user mode, exactly. The first read (over the
+         * bus, then the handle for reads in process) may touch a fresh heap page after its count was
+         * taken: the window starts at the second. */
         program_one(&prog, PM_USER | PM_COUNT, page_flt);
         CHECK_RC(pm_set_program_mythread(&prog), 0);
+        CHECK_RC(pm_get_data_mythread(&data), 0);
+        CHECK_RC(pm_get_data_mythread(&data), 0);
+        before = data.accu[0];
         CHECK(touch_fresh_pages(500) == 0);
         CHECK_RC(pm_get_data_mythread(&data), 0);
-        CHECK(data.accu[0] == 500);
+        CHECK_NEAR(data.accu[0] - before, 500, 0);
         CHECK_RC(pm_delete_program_mythread(), 0);
         return 0;
 }
@@ -243,6 +249,7 @@ static int fork_case_child(const ForkCase *fc) {
                 return 0;
         }
         CHECK_RC(pm_get_data_mythread(&data), 0);
+        CHECK_RC(pm_get_data_mythread(&data), 0);    /* the second read starts the window (above) */
         before = data.accu[0];
         CHECK(touch_fresh_pages(300) == 0);
         CHECK_RC(pm_get_data_mythread(&data), 0);

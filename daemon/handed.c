@@ -64,6 +64,16 @@ static void uid_add(HandedLedger *l, uid_t uid, int delta) {
                 g_hash_table_insert(l->per_uid, GUINT_TO_POINTER(uid), GUINT_TO_POINTER(n));
 }
 
+void handed_ledger_uncharge(HandedLedger *l, pid_t tid) {
+        HandedThread *t = g_hash_table_lookup(l->by_tid, GINT_TO_POINTER(tid));
+
+        if (!t || t->n == 0)
+                return;
+        uid_add(l, t->uid, -1);
+        if (--t->n == 0)
+                g_hash_table_remove(l->by_tid, GINT_TO_POINTER(tid));
+}
+
 void handed_ledger_thread_exited(HandedLedger *l, pid_t tid) {
         HandedThread *t = g_hash_table_lookup(l->by_tid, GINT_TO_POINTER(tid));
 

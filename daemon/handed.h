@@ -20,6 +20,8 @@ HandedLedger *handed_ledger_free(HandedLedger *l);
  * 0 if unknown). Past budget it first forgets the threads of uid that have exited, then refuses:
  * -EDQUOT. */
 int handed_ledger_charge(HandedLedger *l, uid_t uid, pid_t tid, uint64_t thread_ino, unsigned budget);
+/* The last charge for tid is taken back: its handing was not sent after all. */
+void handed_ledger_uncharge(HandedLedger *l, pid_t tid);
 /* Thread tid exited (the fork watch's EXIT record): its handings are no longer charged. */
 void handed_ledger_thread_exited(HandedLedger *l, pid_t tid);
 /* uid -> handings outstanding, for the admin's view (read only). */

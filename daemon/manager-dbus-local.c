@@ -53,14 +53,18 @@ int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         if (r < 0)
                 return manager_bus_fail(m, manager, error, r, &t);
         r = local_share_open(c, &page, &state);
-        if (r < 0)
+        if (r < 0) {
+                handed_ledger_uncharge(manager->handed, c->tid);
                 return manager_bus_fail(m, manager, error, r, &t);
+        }
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
                 r = sd_bus_message_append(reply, "hhh", c->backend->sibling_fd(c->counters), page, state);
         (void) safe_close(page);
         (void) safe_close(state);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
         if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+                handed_ledger_uncharge(manager->handed, c->tid);    /* nothing was handed */
+        return r;
 }

@@ -48,7 +48,7 @@ static void group_destroy(gpointer p) {
         group_free(p);
 }
 
-static void recheck_exit(pid_t tid, uint64_t attached_ns, void *userdata);
+static bool recheck_exit(pid_t tid, uint64_t attached_ns, void *userdata);
 
 int manager_new(sd_event *event, const CounterBackend *backend, EventTable *events, Manager **ret) {
         Manager *m = calloc(1, sizeof(*m));
@@ -302,10 +302,17 @@ size_t manager_sweep_dead(Manager *m) {
         GPtrArray *dead = g_ptr_array_new();
         size_t n;
 
+        uint64_t now = now_monotonic_ns();
+
         g_hash_table_iter_init(&it, m->threads);
-        while (g_hash_table_iter_next(&it, NULL, &value))
-                if (!context_thread_alive(value))
-                        g_ptr_array_add(dead, value);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                Context *c = value;
+                if (!context_thread_alive(c))
+                        g_ptr_array_add(dead, c);
+                /* One attached a moment ago may still be in its exit: a second look later. */
+                else if (m->recheck && now - c->attached_ns < 1000000000ull && thread_exiting(c->pid, c->tid))
+                        (void) exit_recheck_add(m->recheck, c->tid, c->attached_ns);
+        }
         for (guint i = 0; i < dead->len; i++)
                 context_died(m, g_ptr_array_index(dead, i));
         n = dead->len;
@@ -320,15 +327,17 @@ void manager_exits_lost(uint64_t n_lost, void *userdata) {
         log_info("%" PRIu64 " thread records lost: %zu contexts of exited threads found by a sweep.", n_lost, n);
 }
 
-static void recheck_exit(pid_t tid, uint64_t attached_ns, void *userdata) {
+static bool recheck_exit(pid_t tid, uint64_t attached_ns, void *userdata) {
         Manager *m = userdata;
         Context *c = g_hash_table_lookup(m->threads, GINT_TO_POINTER(tid));
 
-        if (c && c->attached_ns == attached_ns && !context_thread_alive(c)) {
-                log_debug("Thread %d of pid %d exited as it was attached, context released.", (int) tid,
-                          (int) c->pid);
-                context_died(m, c);
-        }
+        if (!c || c->attached_ns != attached_ns)
+                return false;           /* gone already, or another thread's context now */
+        if (context_thread_alive(c))
+                return thread_exiting(c->pid, tid);     /* its exit record may be read already */
+        log_debug("Thread %d of pid %d exited as it was attached, context released.", (int) tid, (int) c->pid);
+        context_died(m, c);
+        return false;
 }
 
 int manager_check_access(Manager *m, const Caller *caller, pid_t pid, pid_t tid, int *ret_pidfd,

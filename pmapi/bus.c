@@ -37,6 +37,8 @@ static pid_t bus_pid;
 /* The unique bus name of the pmapid that answered this process's last Set* or Inherit: a
  * NoContext from another one means pmapid restarted and took the contexts with it. */
 static char set_by[64];
+/* The last pmapid found not to carry set_by's contexts (restarted): not asked again. */
+static char not_carrier[64];
 /* pmapid answered this process since a call last found its name without an owner for good. */
 static bool answered;
 /* This thread's last call found no owner of the name: it never reached pmapid. */
@@ -170,9 +172,13 @@ static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
         sender = sd_bus_message_get_sender(reply);
         /* The pmapid that set our contexts; after a re-exec, the image that carries them on, so
          * that Predecessors (the newest 4,096) lists it however many reloads come. */
-        if (sender && strcmp(set_by, sender) != 0 &&
-            (sets_a_context(sd_bus_message_get_member(m)) || (set_by[0] && carries_set_by_locked(sender))))
-                (void) snprintf(set_by, sizeof(set_by), "%s", sender);
+        if (sender && strcmp(set_by, sender) != 0) {
+                if (sets_a_context(sd_bus_message_get_member(m)) ||
+                    (set_by[0] && strcmp(not_carrier, sender) != 0 && carries_set_by_locked(sender)))
+                        (void) snprintf(set_by, sizeof(set_by), "%s", sender);
+                else if (set_by[0])     /* a restarted pmapid: asked once, not at every call */
+                        (void) snprintf(not_carrier, sizeof(not_carrier), "%s", sender);
+        }
         if (ret_reply)
                 *ret_reply = reply;
         else

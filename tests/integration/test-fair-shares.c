@@ -25,6 +25,7 @@
 #include "check.h"
 #include "paranoid.h"
 #include "pmapi.h"
+#include "py-process.h"
 #include "workload.h"
 
 #define NOBODY 65534
@@ -47,62 +48,11 @@ static const char burst_py[] =
         "sys.stdin.read()\n"
         "stop.set()\n";
 
-typedef struct Burst {
-        pid_t pid;
-        FILE *to, *from;
-} Burst;
+static int burst_start(PyProcess *b) {
+        char n[16];
 
-static int burst_start(Burst *b) {
-        int in[2], out[2];
-        char line[16];
-
-        if (pipe(in) < 0 || pipe(out) < 0)
-                return -1;
-        b->pid = fork();
-        if (b->pid < 0)
-                return -1;
-        if (b->pid == 0) {
-                char n[16];
-                (void) snprintf(n, sizeof(n), "%d", N_THREADS);
-                if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || setgroups(0, NULL) < 0 ||
-                    setresgid(NOBODY, NOBODY, NOBODY) < 0 || setresuid(NOBODY, NOBODY, NOBODY) < 0)
-                        _exit(126);
-                close(in[1]), close(out[0]);
-                execlp("python3", "python3", "-c", burst_py, n, (char *) NULL);
-                _exit(127);
-        }
-        close(in[0]), close(out[1]);
-        b->to = fdopen(in[1], "w");
-        b->from = fdopen(out[0], "r");
-        return b->to && b->from && fgets(line, sizeof(line), b->from) && strcmp(line, "up\n") == 0 ? 0 : -1;
-}
-
-static int burst_go(Burst *b) {
-        char line[16];
-
-        return fputs("go\n", b->to) >= 0 && fflush(b->to) == 0 && fgets(line, sizeof(line), b->from) &&
-                               strcmp(line, "ready\n") == 0
-                       ? 0
-                       : -1;
-}
-
-static void burst_stop(Burst *b) {
-        int status;
-
-        fclose(b->to);
-        fclose(b->from);
-        (void) waitpid(b->pid, &status, 0);
-}
-
-static uint32_t manager_u(const char *name) {
-        sd_bus *bus = NULL;
-        uint32_t v = 0;
-
-        if (sd_bus_open_system(&bus) >= 0)
-                (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
-                                                   "org.pmapi.PerfMon1.Manager", name, NULL, 'u', &v);
-        sd_bus_flush_close_unref(bus);
-        return v;
+        (void) snprintf(n, sizeof(n), "%d", N_THREADS);
+        return py_process_start(b, NOBODY, burst_py, n);
 }
 
 /* ContextsPerUser's contexts for uid (as root sees it), or -1 if unreadable. */
@@ -128,11 +78,11 @@ static int charged_to(uid_t uid) {
 
 /* Waits until pmapid's context count holds still for a second (fork records all handled). */
 static uint32_t settled_contexts(void) {
-        uint32_t last = manager_u("ContextCount"), now;
+        uint32_t last = manager_property_u("ContextCount"), now;
 
         for (int i = 0; i < 30; i++) {
                 (void) usleep(1000 * 1000);
-                now = manager_u("ContextCount");
+                now = manager_property_u("ContextCount");
                 if (now == last)
                         return now;
                 last = now;
@@ -163,13 +113,13 @@ static void root_starts_own(int expected) {
 }
 
 /* Root counts the burst's process; returns its contexts once settled. */
-static uint32_t count_a_burst(Burst *b) {
+static uint32_t count_a_burst(PyProcess *b) {
         pm_prog_t prog;
 
         assert_int_equal(burst_start(b), 0);
         program_one(&prog, PM_USER | PM_COUNT, page_flt);
         assert_int_equal(pm_set_program_thread(b->pid, b->pid, &prog), 0);
-        assert_int_equal(burst_go(b), 0);
+        assert_int_equal(py_process_say(b, "go\n", "ready\n"), 0);
         return settled_contexts();
 }
 
@@ -177,7 +127,7 @@ static uint32_t count_a_burst(Burst *b) {
 static void fill_a_share(int paranoid) {
         int ok = paranoid >= 3 ? PM_EPERM : 0, limit = paranoid >= 3 ? PM_EPERM : PM_ELIMIT;
         uint32_t n;
-        Burst b;
+        PyProcess b;
 
         assert_int_equal(paranoid_set_for_test(paranoid), 0);
         n = count_a_burst(&b);
@@ -189,7 +139,7 @@ static void fill_a_share(int paranoid) {
         root_starts_own(0);
         /* 65534's share is spent by the threads its own process made. */
         assert_int_equal(run_as(NOBODY, NOBODY, starts_own, &limit), 0);
-        burst_stop(&b);
+        py_process_end(&b);
         assert_int_equal(wait_for_context_count(0, 10000), 0);
         paranoid_restore_for_test();
 }
@@ -205,17 +155,17 @@ static void test_inherited_contexts_fill_their_users_share_not_the_pool(void **s
 static void test_root_keeps_a_reserve_of_the_pool(void **state) {
         int limit = PM_ELIMIT;
         uint32_t n;
-        Burst b;
+        PyProcess b;
 
         (void) state;
         assert_int_equal(bus_fixture_restart_with_config(&fixture, "[Limits]\nMaxContexts=32\nMaxContextsPerUser=100\n"),
                          0);
-        assert_int_equal(manager_u("RootReserve"), 2);
+        assert_int_equal(manager_property_u("RootReserve"), 2);
         n = count_a_burst(&b);
         assert_int_equal(n, 30);                /* 32 less the reserve */
         assert_int_equal(run_as(OTHER_UID, OTHER_UID, starts_own, &limit), 0);
         root_starts_own(0);
-        burst_stop(&b);
+        py_process_end(&b);
         assert_int_equal(wait_for_context_count(0, 10000), 0);
 }
 

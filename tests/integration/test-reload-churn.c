@@ -26,6 +26,7 @@
 #include "bus-fixture.h"
 #include "check.h"
 #include "pmapi.h"
+#include "py-process.h"
 #include "workload.h"
 
 #define NOBODY 65534
@@ -61,61 +62,6 @@ static const char churn_py[] =
         "    time.sleep(0.01)\n"
         "print('stopped', flush=True)\n"
         "sys.stdin.read()\n";
-
-typedef struct Churn {
-        pid_t pid;
-        FILE *to, *from;
-} Churn;
-
-static int churn_start(Churn *c, uid_t uid) {
-        int in[2], out[2];
-        char line[16];
-
-        if (pipe(in) < 0 || pipe(out) < 0)
-                return -1;
-        c->pid = fork();
-        if (c->pid < 0)
-                return -1;
-        if (c->pid == 0) {
-                if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || setgroups(0, NULL) < 0 ||
-                    setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
-                        _exit(126);
-                close(in[1]), close(out[0]);
-                execlp("python3", "python3", "-c", churn_py, (char *) NULL);
-                _exit(127);
-        }
-        close(in[0]), close(out[1]);
-        c->to = fdopen(in[1], "w");
-        c->from = fdopen(out[0], "r");
-        return c->to && c->from && fgets(line, sizeof(line), c->from) && strcmp(line, "up\n") == 0 ? 0 : -1;
-}
-
-static int churn_say(Churn *c, const char *what, const char *answer) {
-        char line[16];
-
-        if (fputs(what, c->to) < 0 || fflush(c->to) != 0)
-                return -1;
-        return !answer || (fgets(line, sizeof(line), c->from) && strcmp(line, answer) == 0) ? 0 : -1;
-}
-
-static void churn_end(Churn *c) {
-        int status;
-
-        fclose(c->to);
-        fclose(c->from);
-        (void) waitpid(c->pid, &status, 0);
-}
-
-static uint32_t context_count(void) {
-        sd_bus *bus = NULL;
-        uint32_t v = UINT32_MAX;
-
-        if (sd_bus_open_system(&bus) >= 0)
-                (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
-                                                   "org.pmapi.PerfMon1.Manager", "ContextCount", NULL, 'u', &v);
-        sd_bus_flush_close_unref(bus);
-        return v;
-}
 
 /* The newest of pmapid's Predecessors (the list keeps the last 4,096): the unique bus name of the image
  * that handed its state on last, or "" if none. */
@@ -154,7 +100,7 @@ static int reexec_pmapid(void) {
 
 /* The caller (root, or the churning process's own user) counts the churn as a group. */
 static int set_group(void *arg) {
-        const Churn *c = arg;
+        const PyProcess *c = arg;
         pm_info_t info;
         pm_prog_t prog;
 
@@ -166,7 +112,7 @@ static int set_group(void *arg) {
 
 /* After the churn: the group still answers, no less than its main thread, and goes. */
 static int check_and_delete_group(void *arg) {
-        const Churn *c = arg;
+        const PyProcess *c = arg;
         pm_data_t group, main_thread;
         pm_info_t info;
 
@@ -195,7 +141,7 @@ static void run_churn(uid_t uid, int reloads) {
         int base = (pin_test_connection(), settled_fds(fixture.daemon_pid));
         uint32_t left = 0;
         pid_t spin[2];
-        Churn churn;
+        PyProcess churn;
 
         assert_true(base > 0);
         for (int i = 0; i < 2; i++) {
@@ -207,18 +153,18 @@ static void run_churn(uid_t uid, int reloads) {
                                 ;
                 }
         }
-        assert_int_equal(churn_start(&churn, uid), 0);
+        assert_int_equal(py_process_start(&churn, uid, churn_py, NULL), 0);
         assert_int_equal(as(uid, set_group, &churn), 0);
-        assert_int_equal(churn_say(&churn, "go\n", NULL), 0);
+        assert_int_equal(py_process_say(&churn, "go\n", NULL), 0);
         for (int i = 0; i < reloads; i++) {
                 usleep(300 * 1000);
                 assert_int_equal(reexec_pmapid(), 0);
         }
         if (reloads == 0)
                 usleep(3000 * 1000);    /* churn alone: exits that race their thread's attach */
-        assert_int_equal(churn_say(&churn, "stop\n", "stopped\n"), 0);
+        assert_int_equal(py_process_say(&churn, "stop\n", "stopped\n"), 0);
         /* Within a second of the last exit: the main thread's context alone. */
-        for (int i = 0; i < 100 && (left = context_count()) != 1; i++)
+        for (int i = 0; i < 100 && (left = manager_property_u("ContextCount")) != 1; i++)
                 usleep(10 * 1000);
         for (int i = 0; i < 2; i++) {
                 kill(spin[i], SIGKILL);
@@ -228,7 +174,7 @@ static void run_churn(uid_t uid, int reloads) {
                 fprintf(stderr, "%u contexts a second after the churn stopped, 1 expected\n", left);
         assert_int_equal(left, 1);
         assert_int_equal(as(uid, check_and_delete_group, &churn), 0);
-        churn_end(&churn);
+        py_process_end(&churn);
         assert_int_equal(wait_for_context_count(0, 10000), 0);
         pin_test_connection();
         assert_int_equal(wait_for_fds(fixture.daemon_pid, base, 10000), base);

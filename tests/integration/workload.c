@@ -71,6 +71,17 @@ uint64_t attached_late(void) {
         return n;
 }
 
+uint32_t manager_property_u(const char *name) {
+        sd_bus *bus = NULL;
+        uint32_t v = UINT32_MAX;
+
+        if (sd_bus_open_system(&bus) >= 0)
+                (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
+                                                   "org.pmapi.PerfMon1.Manager", name, NULL, 'u', &v);
+        sd_bus_flush_close_unref(bus);
+        return v;
+}
+
 int wait_for_context_count(unsigned n, int timeout_ms) {
         sd_bus *bus = NULL;
         int r = -1;

@@ -20,6 +20,8 @@ int page_fault_program(pm_prog_t *prog, int mode);
 /* pmapid's Manager property ThreadsAttachedLate: threads attached from fork records (0 if
  * unreadable). */
 uint64_t attached_late(void);
+/* A "u" property of pmapid's Manager (ContextCount, RootReserve, ...), or UINT32_MAX if unreadable. */
+uint32_t manager_property_u(const char *name);
 /* Waits up to timeout_ms until pmapid's Manager reports n contexts; returns 0 or -1. */
 int wait_for_context_count(unsigned n, int timeout_ms);
 /* The highest online CPU: a workload pinned there is away from CPU 0's daemons. */

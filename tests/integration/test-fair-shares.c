@@ -2,7 +2,8 @@
  * of uid 65534 (as an administrator does with pmctl); that process, a Python program with plain
  * threads (no libpmapi), makes 350 threads, each attached by pmapid from its fork record. Those
  * inherited contexts count against 65534's share (MaxContextsPerUser), not root's unlimited one, so
- * uid 1 and root still start; ContextsPerUser shows who holds what. With a pool too small for the
+ * uid 1 and root still start; ContextsPerUser shows who holds what, to root, and each other user only
+ * its own row. With a pool too small for the
  * burst, the last MaxContexts/16 stay root's own: root starts, uid 1 gets PM_ELIMIT. At
  * perf_event_paranoid 2 and 3 (restored). */
 #include <errno.h>
@@ -55,12 +56,13 @@ static int burst_start(PyProcess *b) {
         return py_process_start(b, NOBODY, burst_py, n);
 }
 
-/* ContextsPerUser's contexts for uid (as root sees it), or -1 if unreadable. */
-static int charged_to(uid_t uid) {
+/* ContextsPerUser as the caller sees it: the contexts of uid's row (0 if it has none) and the number
+ * of rows, or -1 if unreadable. */
+static int per_user(uid_t uid, int *ret_rows) {
         sd_bus_message *reply = NULL;
         sd_bus *bus = NULL;
         uint32_t u, n, handed;
-        int found = 0, r;
+        int found = 0, rows = 0, r;
 
         if (sd_bus_open_system(&bus) < 0)
                 return -1;
@@ -68,12 +70,30 @@ static int charged_to(uid_t uid) {
                                 "ContextsPerUser", NULL, &reply, "a(uuu)");
         if (r >= 0)
                 r = sd_bus_message_enter_container(reply, 'a', "(uuu)");
-        while (r >= 0 && (r = sd_bus_message_read(reply, "(uuu)", &u, &n, &handed)) > 0)
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(uuu)", &u, &n, &handed)) > 0) {
+                rows++;
                 if (u == uid)
                         found = (int) n;
+        }
         sd_bus_message_unref(reply);
         sd_bus_flush_close_unref(bus);
+        if (ret_rows)
+                *ret_rows = rows;
         return r < 0 ? -1 : found;
+}
+
+static int charged_to(uid_t uid) {
+        return per_user(uid, NULL);
+}
+
+/* Another user than root sees its own row of ContextsPerUser and no other: nobody its 100, uid 1
+ * nothing at all. */
+static int sees_only_its_own_row(void *arg) {
+        int want = *(const int *) arg, rows = -1;
+
+        CHECK(per_user(getuid(), &rows) == want);
+        CHECK(rows == (want > 0 ? 1 : 0));
+        return 0;
 }
 
 /* Waits until pmapid's context count holds still for a second (fork records all handled). */
@@ -135,6 +155,11 @@ static void fill_a_share(int paranoid) {
         assert_int_equal(n, 101);
         assert_int_equal(charged_to(NOBODY), 100);
         assert_int_equal(charged_to(0), 1);
+        {
+                int nobody_has = 100, other_has = 0;
+                assert_int_equal(run_as(NOBODY, NOBODY, sees_only_its_own_row, &nobody_has), 0);
+                assert_int_equal(run_as(OTHER_UID, OTHER_UID, sees_only_its_own_row, &other_has), 0);
+        }
         assert_int_equal(run_as(OTHER_UID, OTHER_UID, starts_own, &ok), 0);
         root_starts_own(0);
         /* 65534's share is spent by the threads its own process made. */

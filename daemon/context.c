@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "context.h"
 #include "group.h"
+#include "heirs.h"
 #include "local-page.h"
 #include "local-share.h"
 #include "macro.h"
@@ -194,6 +195,9 @@ int context_apply_state(Context *c) {
                 }
         }
         c->enabled = want;
+        /* What its creations are born with, where the kernel carries its state (heirs.h). */
+        if (c->backend != &counter_backend_bpf && counter_bpf_engine())
+                (void) heirs_set_counting(counter_bpf_engine(), c->tid, want);
         return 0;
 }
 

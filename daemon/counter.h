@@ -66,6 +66,15 @@ typedef struct CounterBackend {
 
 extern const CounterBackend counter_backend_perf;
 extern const CounterBackend counter_backend_fake;
+/* A thread born in the kernel to a carried creator (heirs.h): no fds, counts from a map. */
+extern const CounterBackend counter_backend_bpf;
+
+typedef struct Heirs Heirs;
+/* The engine counter_backend_bpf reads (NULL: none, and it opens nothing). */
+void counter_bpf_set_engine(Heirs *h);
+Heirs *counter_bpf_engine(void);
+/* Whether thread tid was born in the kernel with a control: counter_backend_bpf can open it. */
+bool counter_bpf_born(pid_t tid);
 
 /* Fake backend controls for tests: the most recently opened group, and counting "work". */
 CounterGroup *counter_fake_last_opened(void);

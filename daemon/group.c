@@ -1,5 +1,6 @@
 /* group.c: see group.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,21 @@ int group_member_died(Group *g, Context *c) {
                 g->n_records_dropped++;
         remove_live(g, c);
         return 0;
+}
+
+void group_add_dead_birth(Group *g, pid_t pid, pid_t tid, const char *comm, const AcctVector final) {
+        g->n_members++;
+        acct_member_died(g->retained[0], final);
+        if (reserve_record(g)) {
+                GroupMemberRecord rec = { .pid = pid, .tid = tid };
+
+                if (comm)
+                        (void) snprintf(rec.comm, sizeof(rec.comm), "%s", comm);
+                memcpy(rec.counts, final, sizeof(AcctVector));
+                g->records[g->n_records++] = rec;
+                count_records(g->owner_uid, 1);
+        } else if (g->n_records_dropped < UINT32_MAX)
+                g->n_records_dropped++;
 }
 
 void group_adopt_record(Group *g, const GroupMemberRecord *rec) {

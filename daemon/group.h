@@ -59,6 +59,9 @@ int group_add(Group *g, Context *c);
 /* c's thread died: its final counts stay in the group and it stays counted in n_members, and it
  * leaves a record (bounds permitting). */
 int group_member_died(Group *g, Context *c);
+/* A thread born into the group inside the kernel (heirs.h) that was gone before pmapid could make
+ * it a context: a member that died, with its final counts (one set: heirs carries no others). */
+void group_add_dead_birth(Group *g, pid_t pid, pid_t tid, const char *comm, const AcctVector final);
 /* For a handover (handover.h): c is a live member already counted in n_members; nothing switches. */
 int group_adopt_member(Group *g, Context *c);
 /* For a handover: a dead member's record, within the bounds (else counted in n_records_dropped).

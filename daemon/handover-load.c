@@ -11,6 +11,7 @@
 #include "cpu-list.h"
 #include "handover-type.h"
 #include "handover.h"
+#include "heirs.h"
 #include "log.h"
 #include "macro.h"
 
@@ -203,13 +204,27 @@ static void restore_history(Context *c, GVariant *v) {
         }
 }
 
-/* A context's counter groups, one a set, each of its set's size: all or nothing. */
-static int adopt_sets(const Manager *m, const Program *p, GVariant *counters, FdTable *t, CounterGroup **ret) {
+/* A context's counter groups, one a set, each of its set's size: all or nothing. A thread born in
+ * the kernel has no fds: its one set is its counts in heirs' maps, which came across. */
+static int adopt_sets(const Manager *m, pid_t tid, const Program *p, GVariant *counters, FdTable *t, CounterGroup **ret,
+                      const CounterBackend **ret_backend) {
         size_t n_sets = program_n_sets(p), k = 0;
         int r = 0;
 
+        *ret_backend = m->backend;
         if (g_variant_n_children(counters) != n_sets)
                 return -EINVAL;         /* the fds are closed at the end */
+        if (n_sets == 1) {
+                g_autoptr(GVariant) fds = g_variant_get_child_value(counters, 0);
+                ProgramEncoding encoding;
+
+                if (g_variant_n_children(fds) == 0) {
+                        program_encode(p, m->events, &encoding);
+                        *ret_backend = &counter_backend_bpf;
+                        return counter_backend_bpf.open(&(CounterTarget) { .tid = tid, .cpu = -1, .cgroup_fd = -1 },
+                                                        encoding.attrs, encoding.n_events, &ret[0]);
+                }
+        }
         for (; k < n_sets && r >= 0; k++) {
                 g_autoptr(GVariant) fds = g_variant_get_child_value(counters, k);
                 Program one = program_set(p, k);
@@ -232,6 +247,7 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
         gboolean counting, enabled, late;
         _cleanup_close_ int pidfd = -1;
         CounterGroup *g[PM_MX_MAX_SETS] = {};
+        const CounterBackend *backend;
         Context *c = NULL;
         Program p;
         int r;
@@ -242,12 +258,12 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
         pidfd = take_fd(t, pidfd_index);
         if (!restore_program(program, m->events, &p, "Context of thread", (int) tid))
                 return;                 /* its counters' fds are closed at the end */
-        r = adopt_sets(m, &p, counters, t, g);
+        r = adopt_sets(m, tid, &p, counters, t, g, &backend);
         if (r >= 0) {
-                r = context_adopt(m->backend, m->events, pid, tid, owner, &p, g, pidfd, &c);
+                r = context_adopt(backend, m->events, pid, tid, owner, &p, g, pidfd, &c);
                 if (r < 0)
                         for (size_t k = 0; k < program_n_sets(&p); k++)
-                                m->backend->close(g[k]);
+                                backend->close(g[k]);
         }
         if (r >= 0 && (g_hash_table_contains(m->threads, GINT_TO_POINTER(tid)) ||
                        (m->event && pidfd < 0 && thread_ino == 0)))
@@ -262,7 +278,7 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
                 return;
         }
         TAKE_FD(pidfd);
-        c->private_leader = m->backend->sibling_fd(c->counters) >= 0;
+        c->private_leader = backend->sibling_fd(c->counters) >= 0;
         c->thread_ino = thread_ino;
         c->attached_ns = attached_ns;
         c->target_uid = target;
@@ -419,6 +435,36 @@ static void restore_system(Manager *m, GVariant *v, FdTable *t, size_t n_cpus) {
                                   (int) owner_pid);
 }
 
+/* Inheritance inside the kernel, on the maps and attached programs of the image before: they never
+ * stopped, so a thread created meanwhile was born counting. Before the contexts, whose born threads
+ * read its maps. */
+static void restore_heirs(Manager *m, GVariant *v, FdTable *t) {
+        gsize n;
+        const int32_t *idx = g_variant_get_fixed_array(v, &n, sizeof(int32_t));
+        int fds[16];
+        size_t k = 0;
+        int r;
+
+        for (size_t i = 0; i < n; i++) {
+                int fd = take_fd(t, idx[i]);
+                if (fd >= 0 && k < G_N_ELEMENTS(fds))
+                        fds[k++] = fd;
+                else if (fd >= 0)
+                        close(fd);
+        }
+        if (n == 0)
+                return;
+        r = k == n ? heirs_adopt(fds, k, &m->heirs) : -EBADF;
+        if (r < 0) {
+                for (size_t i = 0; i < k; i++)
+                        close(fds[i]);
+                log_warning_errno(r, "Inheritance inside the kernel of the previous image not restored (%m): "
+                                  "its born threads' contexts are lost.");
+                return;
+        }
+        counter_bpf_set_engine(m->heirs);
+}
+
 static void restore_fork_watch(Manager *m, GVariant *v, FdTable *t) {
         g_autoptr(GVariant) cpus = NULL;
         gboolean enabled;
@@ -508,6 +554,7 @@ int handover_restore(Manager *m, int memfd) {
 }
 
 int handover_restore_fds(Manager *m, int memfd, const int *given, size_t n_given) {
+        g_autoptr(GVariant) heirs = NULL;
         g_autoptr(GVariant) v = NULL, fds = NULL, keys = NULL, groups = NULL, contexts = NULL, systems = NULL,
                             forks = NULL;
         char **predecessors = NULL;
@@ -530,8 +577,8 @@ int handover_restore_fds(Manager *m, int memfd, const int *given, size_t n_given
                 return r;
         }
         g_variant_get(v, "(u^asuttt@ai@at@a" HANDOVER_GROUP "@a" HANDOVER_CONTEXT "@a" HANDOVER_SYSTEM "@"
-                      HANDOVER_FORKWATCH ")", &version, &predecessors, &m->next_group_id, &m->n_attached_late,
-                      &m->n_missed, &m->n_refused, &fds, &keys, &groups, &contexts, &systems, &forks);
+                      HANDOVER_FORKWATCH "@ai)", &version, &predecessors, &m->next_group_id, &m->n_attached_late,
+                      &m->n_missed, &m->n_refused, &fds, &keys, &groups, &contexts, &systems, &forks, &heirs);
         if (m->next_group_id == 0)
                 m->next_group_id = 1;
         fd_numbers = g_variant_get_fixed_array(fds, &n_fds, sizeof(int32_t));
@@ -542,6 +589,7 @@ int handover_restore_fds(Manager *m, int memfd, const int *given, size_t n_given
         g_strfreev(m->predecessors);
         m->predecessors = TAKE_PTR(predecessors);
 
+        restore_heirs(m, heirs, &t);
         g_variant_iter_init(&it, groups);
         while ((child = g_variant_iter_next_value(&it))) {
                 restore_group(m, child);

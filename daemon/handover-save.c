@@ -13,6 +13,7 @@
 
 #include "handover-type.h"
 #include "handover.h"
+#include "heirs.h"
 #include "macro.h"
 
 /* The fds a blob names, in the order of their indices. */
@@ -43,6 +44,25 @@ static pid_t fdinfo_pid(int fd) {
         return pid > 0 ? (pid_t) pid : 0;
 }
 
+/* A BPF map's or link's key: its id, from fdinfo; 0 for another fd. */
+static uint64_t fdinfo_bpf_key(int fd) {
+        char path[64], line[128];
+        unsigned id = 0;
+        uint64_t key = 0;
+        FILE *f;
+
+        (void) snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+        f = fopen(path, "re");
+        while (f && !key && fgets(line, sizeof(line), f))
+                if (sscanf(line, "map_id: %u", &id) == 1)
+                        key = HANDOVER_KEY_INODE | HANDOVER_KEY_BPF | id;
+                else if (sscanf(line, "link_id: %u", &id) == 1)
+                        key = HANDOVER_KEY_INODE | HANDOVER_KEY_BPF | HANDOVER_KEY_THREAD | id;
+        if (f)
+                fclose(f);
+        return key;
+}
+
 uint64_t handover_fd_key(int fd) {
         const uint64_t flags = HANDOVER_KEY_INODE | HANDOVER_KEY_THREAD | HANDOVER_KEY_ANON_PIDFD;
         struct statfs sf;
@@ -57,7 +77,7 @@ uint64_t handover_fd_key(int fd) {
          * apart (a process that exited meanwhile names none, and its pidfd is not found again). */
         if (sf.f_type == ANON_INODE_FS_MAGIC) {
                 pid_t pid = fdinfo_pid(fd);
-                return pid > 0 ? HANDOVER_KEY_INODE | HANDOVER_KEY_ANON_PIDFD | (uint64_t) pid : 0;
+                return pid > 0 ? HANDOVER_KEY_INODE | HANDOVER_KEY_ANON_PIDFD | (uint64_t) pid : fdinfo_bpf_key(fd);
         }
         /* With pidfs, a process's pidfd and its main thread's share the inode; O_EXCL (PIDFD_THREAD)
          * tells them apart. A /proc thread pin (thread-pin.h) is the thread's own inode of procfs. */
@@ -179,6 +199,17 @@ static GVariant *system_variant(const SystemContext *s, int owner_pidfd, FdList 
                                                        s->cgroup_path ? strlen(s->cgroup_path) : 0, 1));
 }
 
+static GVariant *heirs_variant(Heirs *h, FdList *l) {
+        int fds[16];
+        size_t n = h ? heirs_fds(h, fds, G_N_ELEMENTS(fds)) : 0;
+        GVariantBuilder b;
+
+        g_variant_builder_init(&b, G_VARIANT_TYPE("ai"));
+        for (size_t i = 0; i < n; i++)
+                g_variant_builder_add(&b, "i", fd_index(l, fds[i]));
+        return g_variant_builder_end(&b);
+}
+
 static GVariant *fork_watch_variant(const ForkWatch *w, FdList *l) {
         size_t n = w ? fork_watch_fds(w, NULL, NULL, 0) : 0;
         _cleanup_free_ unsigned *cpu_ids = calloc(n + 1, sizeof(unsigned));
@@ -201,7 +232,7 @@ static GVariant *manager_variant(Manager *m, const char *self_name, FdList *l) {
         size_t n_pred = g_strv_length(m->predecessors), first;
         SystemContext **list;
         size_t n_systems;
-        GVariant *forks;
+        GVariant *forks, *heirs;
 
         /* The newest HANDOVER_MAX_PREDECESSORS names, this image's last. */
         g_variant_builder_init(&predecessors, G_VARIANT_TYPE("as"));
@@ -232,14 +263,15 @@ static GVariant *manager_variant(Manager *m, const char *self_name, FdList *l) {
                                             system_owners_pidfd(m->systems, list[i]), l));
         free(list);
         forks = fork_watch_variant(m->fork_watch, l);
+        heirs = heirs_variant(m->heirs, l);
 
         /* The fd list last: every index above is in it by now. */
         return g_variant_new("(uasuttt@ai@ata" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM "@"
-                             HANDOVER_FORKWATCH ")",
+                             HANDOVER_FORKWATCH "@ai)",
                              (uint32_t) HANDOVER_VERSION, &predecessors, m->next_group_id, m->n_attached_late,
                              m->n_missed, m->n_refused,
                              g_variant_new_fixed_array(G_VARIANT_TYPE_INT32, l->fds->data, l->fds->len, sizeof(int32_t)),
-                             keys_variant(l), &groups, &contexts, &systems, forks);
+                             keys_variant(l), &groups, &contexts, &systems, forks, heirs);
 }
 
 static int write_sealed(const void *data, size_t size, int *ret) {

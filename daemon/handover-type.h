@@ -9,7 +9,9 @@
  *                                       store hands fds back in its own order): a perf event's id
  *                                       (PERF_EVENT_IOC_ID), else its inode with the top bit set
  *                                       (and the next for a thread's pidfd)
- *    a(GROUP) a(CONTEXT) a(SYSTEM) (FORKWATCH))
+ *    a(GROUP) a(CONTEXT) a(SYSTEM) (FORKWATCH)
+ *    ai heirs)                          the fds of inheritance inside the kernel (heirs_fds()),
+ *                                       empty where it did not run
  *
  *   PROGRAM   (u n_sets, u slice_ms, b multi_mode, a(u mode, ai events) sets)   MAX_COUNTERS
  *              events a set
@@ -20,7 +22,8 @@
  *   CONTEXT   (i pid, i tid, u owner, u target, i creator, ay comm, i origin, PROGRAM, b counting,
  *              b enabled, b attached_late, a(t time, b counting) history oldest first, u group (0:
  *              none), i pidfd (-1 where the fork watch reports exits), t thread_ino, t attached_ns,
- *              aai counters (one group a set), a(t t) each set's enabled and running times at its
+ *              aai counters (one group a set: no fds for a thread born in the kernel, whose
+ *              counts are in heirs' maps), a(t t) each set's enabled and running times at its
  *              last reset)
  *   SYSTEM    (i owner_pid, u owner_uid, PROGRAM, b counting, b proctree, ai tree, i owner_pidfd,
  *              a(u cpu, b counted, ax kept (the sets' one after the other), aax bases (one per
@@ -39,10 +42,12 @@
 #define HANDOVER_KEY_THREAD (UINT64_C(1) << 62)
 /* A pidfd of a kernel before pidfs (6.9), keyed by its process id: they all share one inode. */
 #define HANDOVER_KEY_ANON_PIDFD (UINT64_C(1) << 61)
+/* A BPF map or link (heirs.h), keyed by its id; a link's has HANDOVER_KEY_THREAD set too. */
+#define HANDOVER_KEY_BPF (UINT64_C(1) << 60)
 
 #define HANDOVER_PROGRAM "(uuba(uai))"
 #define HANDOVER_GROUP "(uiuu" HANDOVER_PROGRAM "bbbuaxa(iiayax)uui)"
 #define HANDOVER_CONTEXT "(iiuuiayi" HANDOVER_PROGRAM "bbba(tb)uittaaia(tt))"
 #define HANDOVER_SYSTEM "(iu" HANDOVER_PROGRAM "bbaiia(ubaxaaxaai)tay)"
 #define HANDOVER_FORKWATCH "(ba(ui))"
-#define HANDOVER_TYPE "(uasutttaiata" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM HANDOVER_FORKWATCH ")"
+#define HANDOVER_TYPE "(uasutttaiata" HANDOVER_GROUP "a" HANDOVER_CONTEXT "a" HANDOVER_SYSTEM HANDOVER_FORKWATCH "ai)"

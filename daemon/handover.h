@@ -17,7 +17,7 @@
 
 /* Bumped whenever HANDOVER_TYPE changes: a new image refuses a blob of another version (its
  * contexts are then lost, and clients get PM_ERESTARTED, as after a crash). */
-#define HANDOVER_VERSION 4
+#define HANDOVER_VERSION 5
 /* Enough that a client idle across reloads still finds the image that set its contexts (libpmapi
  * moves its record to each image that answers it): 4,096 reloads, about 40 KB of names. */
 #define HANDOVER_MAX_PREDECESSORS 4096

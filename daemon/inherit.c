@@ -9,11 +9,17 @@
 #include <errno.h>
 #include <string.h>
 
+#include "accounting.h"
 #include "clock.h"
+#include "heirs.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
 #include "manager-comm.h"
+
+/* A born thread's control is that of the birth its fork record tells of if it is no older than the
+ * record (the kernel writes the record just before the control). */
+#define BORN_SLACK_NS (10 * 1000 * 1000ull)
 
 /* What a new task inherits: the creator's program, owner, group and its own state at creation. */
 typedef struct Inheritance {
@@ -74,17 +80,20 @@ static int attach_inheritance(Manager *m, const Inheritance *in, pid_t pid, pid_
                 .group = in->group,
                 .counting = in->counting,
                 .local = !in->group && !program_multi_set(in->program),  /* the new thread is its own client */
+                .born = m->heirs && heirs_born(m->heirs, tid, NULL),
         };
         Context *c;
         int r;
 
         /* The owner's grant is checked again: the policy may have changed since. */
         r = manager_owner_verdict(m, in->owner_uid, in->program);
-        if (r < 0)
+        if (r >= 0)
+                r = manager_attach(m, &spec, pid, tid, pidfd, &c);
+        if (r < 0) {
+                if (spec.born && r != -ESRCH)
+                        heirs_drop(m->heirs, tid);      /* nor its own creations */
                 return r;
-        r = manager_attach(m, &spec, pid, tid, pidfd, &c);
-        if (r < 0)
-                return r;
+        }
         /* After the counters run. A name the thread took since comes in a COMM record after its fork
          * record. */
         if (in->comm)
@@ -130,6 +139,9 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
                         existing->attached_late = false;
                         m->n_attached_late--;
                 }
+                /* Born in the kernel, it was counted from its first instruction: nothing to drop. */
+                if (existing->backend == &counter_backend_bpf)
+                        return 0;
                 return context_reset(existing);
         }
         /* A thread names a thread of its own process; a forked child one of its parent's, and only
@@ -167,11 +179,49 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
         return 0;
 }
 
+/* Whether tid, whose fork record says it was created at time_ns, was born in the kernel: its
+ * control is that birth's (a control of an earlier thread with its tid is older). */
+static bool born_at(Manager *m, pid_t tid, uint64_t time_ns, HeirsBirth *ret) {
+        return m->heirs && heirs_born(m->heirs, tid, ret) && ret->born_ns + BORN_SLACK_NS >= time_ns;
+}
+
+/* A born thread whose creator's context is gone (it exited first: a shell's child, make's compiler):
+ * the group its creator was in when it was born takes it, with its creator's state then. */
+static int inheritance_of_birth(Manager *m, const HeirsBirth *b, Inheritance *ret) {
+        Group *g = b->group_id ? g_hash_table_lookup(m->groups, GUINT_TO_POINTER(b->group_id)) : NULL;
+
+        if (!g || g->process || !program_inherits(&g->program))
+                return -ENODATA;
+        *ret = (Inheritance) { &g->program, g->owner_uid, g->target_uid, g, b->creator_counting, NULL };
+        return 0;
+}
+
+/* A born thread gone before pmapid read its fork record (a short command run by a shell): its
+ * counts, final since its exit, are a dead member's of its group. A thread context dies with it. */
+static void dead_birth(Manager *m, const Inheritance *in, pid_t pid, pid_t tid, const HeirsBirth *b) {
+        HeirsReading rd;
+        AcctVector v;
+        int64_t counts[MAX_COUNTERS] = { 0 };
+
+        if (in->group && in->counting && group_counting(in->group) &&
+            heirs_read(m->heirs, tid, b->born_ns, &rd) >= 0) {
+                for (size_t i = 0; i < MAX_COUNTERS; i++)
+                        counts[i] = (int64_t) rd.counts[i];
+                acct_from_counts(v, counts, rd.enabled_ns, rd.running_ns, 0, 0);
+                group_add_dead_birth(in->group, pid, tid, in->comm, v);
+                log_debug("Thread %d of pid %d, born counting, exited before its fork record was read: its "
+                          "counts joined group %u.", (int) tid, (int) pid, in->group->id);
+        }
+        heirs_drop(m->heirs, tid);
+}
+
 static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_ns, void *userdata) {
         _cleanup_close_ int pidfd = -1;
         Manager *m = userdata;
+        HeirsBirth birth;
         Inheritance in;
         Context *c;
+        bool born;
         int r;
 
         c = g_hash_table_lookup(m->threads, GINT_TO_POINTER(tid));
@@ -179,11 +229,24 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
                 return;         /* its library was quicker: this thread's context, alive or not yet released */
         if (manager_lookup(m, tid))
                 return;
-        if (inheritance_for(m, pid, ppid, ptid, time_ns, &in) < 0)
+        born = born_at(m, tid, time_ns, &birth);
+        if (inheritance_for(m, pid, ppid, ptid, time_ns, &in) < 0 &&
+            (!born || inheritance_of_birth(m, &birth, &in) < 0)) {
+                if (born)
+                        heirs_drop(m->heirs, tid);
                 return;
+        }
         r = thread_pin(pid, tid, &pidfd);
+        if (r < 0 && born) {
+                dead_birth(m, &in, pid, tid, &birth);
+                return;
+        }
         if (r >= 0)
                 r = attach_inheritance(m, &in, pid, tid, ppid, pidfd, CONTEXT_FORK_RECORD, &c);
+        if (r == -ESRCH && born) {
+                dead_birth(m, &in, pid, tid, &birth);   /* it exited while it was being attached */
+                return;
+        }
         if (r < 0) {
                 /* One line per group (manager_group_missed), not per thread: a limit meets thousands. */
                 m->n_missed++;
@@ -194,6 +257,10 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
                 return;
         }
         TAKE_FD(pidfd);
+        if (c->backend == &counter_backend_bpf) {
+                log_debug("Thread %d of pid %d, born counting, adopted from its fork record.", (int) tid, (int) pid);
+                return;
+        }
         c->attached_late = true;
         m->n_attached_late++;
         log_debug("Thread %d of pid %d attached from its fork record, %.1f us after its creation.",

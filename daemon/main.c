@@ -321,6 +321,7 @@ static int run(void) {
         log_info("Limits: %u contexts per user (root: no per-user limit), %u in all, %u fds for counters.",
                  m->max_contexts_per_uid, m->max_contexts, m->fd_budget);
         restored = reexec_restore(m) > 0 || fd_store_restore(m) > 0;
+        manager_start_heirs(m, config.max_contexts);
         if (!m->fork_watch) {
                 r = manager_watch_forks(m);
                 if (r >= 0 && restored)

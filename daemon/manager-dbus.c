@@ -347,6 +347,13 @@ static int property_get_root_reserve(sd_bus *bus, const char *path, const char *
         return sd_bus_message_append(reply, "u", (uint32_t) manager_root_reserve(userdata));
 }
 
+static int property_get_kernel_inheritance(sd_bus *bus, const char *path, const char *interface,
+                                           const char *property, sd_bus_message *reply, void *userdata,
+                                           sd_bus_error *error) {
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return sd_bus_message_append(reply, "b", ((Manager *) userdata)->heirs != NULL);
+}
+
 static int property_get_contexts(sd_bus *bus, const char *path, const char *interface,
                                  const char *property, sd_bus_message *reply, void *userdata,
                                  sd_bus_error *error) {
@@ -439,6 +446,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("ContextsPerUser", "a(uuu)", property_get_per_user, 0, 0),
         SD_BUS_PROPERTY("RootReserve", "u", property_get_root_reserve, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("GroupCount", "u", property_get_groups, 0, 0),
+        SD_BUS_PROPERTY("KernelInheritance", "b", property_get_kernel_inheritance, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("ThreadsAttachedLate", "t", NULL, offsetof(Manager, n_attached_late), 0),
         SD_BUS_PROPERTY("ThreadsMissed", "t", NULL, offsetof(Manager, n_missed), 0),
         SD_BUS_PROPERTY("CallsRefused", "t", NULL, offsetof(Manager, n_refused), 0),

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "log.h"
 #include "macro.h"
+#include "heirs.h"
 #include "manager.h"
 #include "exit-recheck.h"
 #include "local-share.h"
@@ -96,6 +97,8 @@ Manager *manager_free(Manager *m) {
         missed_free(m->missed);
         handed_ledger_free(m->handed);
         exit_recheck_free(m->recheck);
+        counter_bpf_set_engine(NULL);
+        heirs_free(m->heirs);
         event_table_free(m->events);
         sd_event_unref(m->event);
         free(m);
@@ -155,7 +158,8 @@ static void release_group_if_empty(Manager *m, Group *g) {
 /* The fds a context holds: one per counter, its pidfd if it keeps one, the private leader and the
  * local page of a thread that reads in process. */
 static unsigned context_fds(const Context *c) {
-        return (unsigned) context_n_events(c) + (c->pidfd >= 0) + c->private_leader;
+        return (c->backend == &counter_backend_bpf ? 0u : (unsigned) context_n_events(c)) + (c->pidfd >= 0) +
+               c->private_leader;
 }
 
 void manager_close_local(Manager *m) {
@@ -175,6 +179,8 @@ static void remove_context(Manager *m, Context *c) {
                 (void) c->backend->disable(c->counters);
         uid_count_add(m, manager_charged_uid(c->owner_uid, c->target_uid, c->origin), -1);
         m->fds_used -= MIN(m->fds_used, context_fds(c));
+        if (m->heirs)
+                heirs_drop(m->heirs, c->tid);
         g_hash_table_remove(m->threads, GINT_TO_POINTER(c->tid));
         update_fork_watch(m);
 }
@@ -402,6 +408,18 @@ int manager_check_context_access(Manager *m, const Caller *caller, const Context
         return r;
 }
 
+/* A thread born counting in the kernel has its context once its fork record is read: a call from it
+ * (or about it) may come first, so a miss reads the records before it answers. */
+static Context *lookup_fresh(Manager *m, pid_t tid) {
+        Context *c = manager_lookup(m, tid);
+
+        if (!c && m->fork_watch) {
+                fork_watch_flush(m->fork_watch);
+                c = manager_lookup(m, tid);
+        }
+        return c;
+}
+
 int manager_get_thread(Manager *m, const Caller *caller, pid_t pid, pid_t tid, Context **ret,
                        AccessVerdict *ret_refusal) {
         _cleanup_close_ int pidfd = -1;
@@ -410,7 +428,7 @@ int manager_get_thread(Manager *m, const Caller *caller, pid_t pid, pid_t tid, C
 
         /* First party: a live context of the caller's own process is the caller's to use. */
         if (pid == caller->pid) {
-                c = manager_lookup(m, tid);
+                c = lookup_fresh(m, tid);
                 if (c && c->pid == pid) {
                         *ret = c;
                         return 0;
@@ -422,7 +440,7 @@ int manager_get_thread(Manager *m, const Caller *caller, pid_t pid, pid_t tid, C
         if (r < 0)
                 return r;
         /* The context's own pin and ours are both alive: the same thread. */
-        c = manager_lookup(m, tid);
+        c = lookup_fresh(m, tid);
         if (!c || c->pid != pid)
                 return -ENODATA;
         *ret = c;
@@ -498,20 +516,31 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
 
         uid_t charged = manager_charged_uid(spec->owner_uid, spec->target_uid, spec->origin);
 
+        const CounterBackend *backend = spec->born ? &counter_backend_bpf : m->backend;
+        bool born_counting = false;
+
         if (charged != 0 && uid_count(m, charged) >= m->max_contexts_per_uid)
                 return -EDQUOT;
         /* The last contexts of the pool are root's own work's: it can always start. */
         if (manager_n_contexts(m) >= m->max_contexts ||
             (charged != 0 && manager_n_contexts(m) + manager_root_reserve(m) >= m->max_contexts) ||
-            m->fds_used + program_n_events(spec->program, m->events) + (keeps_pin(m) ? 1 : 0) + spec->local > m->fd_budget)
+            m->fds_used + (spec->born ? 0 : program_n_events(spec->program, m->events)) + (keeps_pin(m) ? 1 : 0) +
+            spec->local > m->fd_budget)
                 return -ENFILE;
+        if (spec->born) {
+                HeirsBirth birth;
+                if (!heirs_born(m->heirs, tid, &birth))
+                        return -ESRCH;
+                born_counting = birth.counting;
+        }
         /* Watching exits before the thread is checked alive below: an exit after that check is seen. */
         if (exits_from_watch(m))
                 (void) fork_watch_set_enabled(m->fork_watch, true);
 
         /* Opened stopped, joined, then switched on: never counts while the group state says off. */
         initial.mode &= ~(uint32_t) PM_COUNT;
-        r = context_new_with(m->backend, m->events, pid, tid, spec->owner_uid, &initial, pidfd, spec->local, &c);
+        r = context_new_with(backend, m->events, pid, tid, spec->owner_uid, &initial, pidfd,
+                             spec->local && !spec->born, &c);
         if (r == -ENOMEM)
                 return r;
         if (r == -EMFILE || r == -ENFILE)
@@ -529,11 +558,20 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
                 if (r < 0)
                         goto fail;
         }
+        /* A born thread counts as its creator did when it was born: from there, the state it
+         * inherits decides (the same, unless its creator switched in process since). */
+        c->enabled = born_counting;
         if (spec->counting) {
                 r = context_start(c);
                 if (r < 0)
                         goto fail;
         }
+        r = context_apply_state(c);
+        if (r < 0)
+                goto fail;
+        /* Born counting while the state it inherits says off: what it counted was never its to. */
+        if (spec->born && !c->enabled)
+                (void) backend->reset(c->counters);
         /* The tid may have changed hands while the counters were opened. */
         if (!thread_pin_alive(c->pidfd)) {
                 r = -ESRCH;
@@ -560,6 +598,8 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
         /* Its EXIT record may have come and gone before it was in the table (exit-recheck.h). */
         if (m->recheck && exits_from_watch(m))
                 (void) exit_recheck_add(m->recheck, tid, c->attached_ns);
+        if (!spec->born)
+                manager_carry(m, c);
         if (ret)
                 *ret = c;
         return 0;

@@ -79,6 +79,7 @@ typedef struct Manager {
         HandedLedger *handed;           /* OpenLocal's handings outstanding per owner (handed.h) */
         GHashTable *uid_grants;         /* uid -> PolicyGrant + 1 of its last caller: for re-checks of
                                          * an owner's grant when its context passes on (inherit.c) */
+        Heirs *heirs;                   /* inheritance inside the kernel (heirs.h); NULL: after the fact */
 } Manager;
 
 /* The fds contexts may hold: RLIMIT_NOFILE less MANAGER_FDS_RESERVED (at least 1). */
@@ -235,9 +236,16 @@ typedef struct AttachSpec {
         Group *group;                   /* NULL, or the group it joins */
         bool counting;                  /* its own state */
         bool local;                     /* its thread may read it in process (a private leader) */
+        bool born;                      /* born in the kernel with its counts (heirs.h): adopted */
 } AttachSpec;
 
 /* The euid of thread tid for the admin's view (the caller's own for a first-party call). */
 uid_t manager_target_uid(const Caller *caller, pid_t pid, pid_t tid);
 /* Creates a context on a thread pinned by pidfd: counters at zero. Takes pidfd on success. */
 int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int pidfd, Context **ret);
+
+/* Inheritance inside the kernel: thread c's creations are born counting (heirs.h), where the engine
+ * runs and c's program passes on; otherwise nothing (they are attached after the fact). */
+void manager_carry(Manager *m, Context *c);
+/* Starts the engine (after a handover restored none); logs why not where it cannot run. */
+void manager_start_heirs(Manager *m, unsigned max_threads);

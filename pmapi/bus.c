@@ -43,6 +43,12 @@ static char not_carrier[64];
 static bool answered;
 /* This thread's last call found no owner of the name: it never reached pmapid. */
 static __thread bool last_absent;
+/* Whether pmapid inherits inside the kernel (its KernelInheritance), as asked of the pmapid named
+ * in kernel_inherits_of (set_by then) by process kernel_inherits_pid, before a Set* call. */
+static bool kernel_inherits;
+static bool kernel_inherits_known;
+static pid_t kernel_inherits_pid;
+static char kernel_inherits_of[64];
 
 static void atfork_prepare(void) {
         pthread_mutex_lock(&bus_lock);
@@ -59,6 +65,7 @@ static void atfork_parent(void) {
  * inside the count. */
 static void own_set_by_page(void) {
         ((volatile char *) set_by)[sizeof(set_by) - 1] = 0;
+        ((volatile char *) kernel_inherits_of)[sizeof(kernel_inherits_of) - 1] = 0;
 }
 
 static void atfork_child(void) {
@@ -198,6 +205,30 @@ static int new_call_locked(const char *method, sd_bus_message **ret) {
         return r < 0 ? error_map_from_errno(r) : 0;
 }
 
+/* Before a call that sets a program (no new context counts yet): whether the pmapid that will
+ * have set it inherits inside the kernel, asked again whenever another pmapid set the last one. */
+static void ask_kernel_inherits_locked(const char *method) {
+        sd_bus *b;
+        int v = 0;
+
+        if (strncmp(method, "Set", 3) != 0 ||
+            (kernel_inherits_known && kernel_inherits_pid == getpid() && strcmp(kernel_inherits_of, set_by) == 0))
+                return;
+        if (bus_get_locked(&b) < 0)
+                return;
+        if (sd_bus_get_property_trivial(b, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
+                                        "KernelInheritance", NULL, 'b', &v) < 0)
+                v = 0;          /* an older pmapid: the library's Inherit calls, as before */
+        __atomic_store_n(&kernel_inherits, v != 0, __ATOMIC_RELAXED);
+        kernel_inherits_known = true;
+        kernel_inherits_pid = getpid();
+        (void) snprintf(kernel_inherits_of, sizeof(kernel_inherits_of), "%s", set_by);
+}
+
+bool bus_kernel_inherits(void) {
+        return __atomic_load_n(&kernel_inherits, __ATOMIC_RELAXED);
+}
+
 /* pid < 0: no target arguments. The request is dropped before the caller unlocks: see the top of
  * the file. */
 static int callv_locked(const char *method, sd_bus_message **ret_reply, pid_t pid, pid_t tid,
@@ -205,6 +236,7 @@ static int callv_locked(const char *method, sd_bus_message **ret_reply, pid_t pi
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
+        ask_kernel_inherits_locked(method);
         r = new_call_locked(method, &m);
         if (r == 0 && pid >= 0 && sd_bus_message_append(m, "ii", (int32_t) pid, (int32_t) tid) < 0)
                 r = PM_ENOMEM;

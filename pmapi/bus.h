@@ -2,6 +2,7 @@
  * lock and replaced in a forked child. */
 #pragma once
 
+#include <stdbool.h>
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
@@ -17,6 +18,9 @@ int bus_call_target(const char *method, sd_bus_message **ret_reply, pid_t pid, p
         bus_call_target(method, ret_reply, getpid(), gettid(), __VA_ARGS__)
 /* Whether the connection passes fds (open, and negotiated with the bus): 1, 0, or a PM_E* code. */
 int bus_can_pass_fds(void);
+/* Whether pmapid inherits inside the kernel (its KernelInheritance, asked before each call that sets
+ * a program): a new thread of a carried thread is born counting, and asks nothing. No bus call. */
+bool bus_kernel_inherits(void);
 /* pmapid's own words for this thread's last failed call, if it failed with code; else NULL. */
 const char *bus_last_detail(int code);
 /* Drops a reply of bus_call*(). Use it instead of sd_bus_message_unref(): a reply holds a reference on

@@ -24,6 +24,8 @@ typedef int (*PthreadCreate)(pthread_t *, const pthread_attr_t *, void *(*)(void
 typedef pid_t (*Fork)(void);
 
 static __thread bool thread_inherits;
+/* Its program has several sets: pmapid does not inherit it inside the kernel (inherit.h). */
+static __thread bool thread_asks;
 static bool process_inherits;
 /* The main thread's tid while PMAPI_INHERIT_ENV marks it but the constructor ran in another
  * thread, which cannot set the main thread's thread_inherits; 0 otherwise. */
@@ -75,6 +77,18 @@ static bool thread_flag(void) {
 void inherit_note_thread(bool inherits) {
         (void) thread_flag();           /* the main thread's own call overrides the environment */
         thread_inherits = inherits;
+        thread_asks = false;
+}
+
+void inherit_note_thread_sets(bool inherits) {
+        inherit_note_thread(inherits);
+        thread_asks = inherits;
+}
+
+/* The kernel makes the calling thread's new threads and children counting contexts, before they
+ * run: nothing to ask. A process group's other threads are not carried: they still ask. */
+static bool born_in_kernel(void) {
+        return thread_flag() && !thread_asks && bus_kernel_inherits();
 }
 
 void inherit_note_process(bool inherits) {
@@ -167,7 +181,7 @@ _public_ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void 
 
         if (!real)
                 return EAGAIN;
-        if (!thread_flag() && !__atomic_load_n(&process_inherits, __ATOMIC_RELAXED))
+        if ((!thread_flag() && !__atomic_load_n(&process_inherits, __ATOMIC_RELAXED)) || born_in_kernel())
                 return real(thread, attr, routine, arg);
         s = malloc(sizeof(*s));
         if (!s)
@@ -184,6 +198,7 @@ _public_ pid_t fork(void) {
         pid_t parent_tid = gettid(), pid;
         uint64_t created_ns = now_ns();
         bool inherits = thread_flag();
+        bool born = born_in_kernel();
 
         if (!real) {
                 errno = ENOSYS;
@@ -195,7 +210,7 @@ _public_ pid_t fork(void) {
                  * follow into the child. */
                 __atomic_store_n(&process_inherits, false, __ATOMIC_RELAXED);
                 __atomic_store_n(&main_inherits, 0, __ATOMIC_RELAXED);        /* the parent's */
-                thread_inherits = inherits && ask_inherit(getppid(), parent_tid, created_ns);
+                thread_inherits = inherits && (born || ask_inherit(getppid(), parent_tid, created_ns));
         }
         return pid;
 }

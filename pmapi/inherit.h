@@ -12,7 +12,12 @@
  * they ask pmapid before they run, as in a program that called pm_set_program_mygroup(). */
 #define PMAPI_INHERIT_ENV "PMAPI_INHERIT"
 
-/* The calling thread now has (or no longer has) a context whose state new threads inherit. */
+/* The calling thread now has (or no longer has) a context whose state new threads inherit. Where
+ * pmapid inherits inside the kernel (bus_kernel_inherits()), its new threads and children are born
+ * counting and the library asks nothing; otherwise they ask before they run. */
 void inherit_note_thread(bool inherits);
+/* The same for a multi-set program (_mx), whose new threads pmapid never makes in the kernel: they
+ * always ask. */
+void inherit_note_thread_sets(bool inherits);
 /* Every thread of this process is now (or no longer) in a process group that new threads join. */
 void inherit_note_process(bool inherits);

@@ -10,13 +10,13 @@
 /* What pm_set_program_mythread and pm_set_program_mygroup note after a program is set, from set
  * 0's mode: pmapid has every set agree on PM_PROCESS and PM_NO_INHERIT. */
 static void note_mythread(int mode) {
-        inherit_note_thread(!(mode & PM_NO_INHERIT));
+        inherit_note_thread_sets(!(mode & PM_NO_INHERIT));
 }
 
 static void note_mygroup(int mode) {
         bool inherits = !(mode & PM_NO_INHERIT);
 
-        inherit_note_thread(inherits);
+        inherit_note_thread_sets(inherits);
         inherit_note_process(inherits && (mode & PM_PROCESS));
 }
 

@@ -71,6 +71,17 @@ uint64_t attached_late(void) {
         return n;
 }
 
+bool kernel_inheritance(void) {
+        sd_bus *bus = NULL;
+        int v = 0;
+
+        if (sd_bus_open_system(&bus) >= 0)
+                (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
+                                                   "org.pmapi.PerfMon1.Manager", "KernelInheritance", NULL, 'b', &v);
+        sd_bus_flush_close_unref(bus);
+        return v;
+}
+
 uint32_t manager_property_u(const char *name) {
         sd_bus *bus = NULL;
         uint32_t v = UINT32_MAX;

@@ -2,6 +2,7 @@
  * integration tests, the samples' tests and the benchmark. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,8 @@ void program_one(pm_prog_t *prog, int mode, int event);
 int page_fault_program(pm_prog_t *prog, int mode);
 /* pmapid's Manager property ThreadsAttachedLate: threads attached from fork records (0 if
  * unreadable). */
+/* Whether pmapid inherits inside the kernel (its KernelInheritance): new threads born counting. */
+bool kernel_inheritance(void);
 uint64_t attached_late(void);
 /* A "u" property of pmapid's Manager (ContextCount, RootReserve, ...), or UINT32_MAX if unreadable. */
 uint32_t manager_property_u(const char *name);

@@ -1,0 +1,70 @@
+/* heirs-abi.h: what heirs.bpf.c (in the kernel) and heirs.c (in pmapid) share. Fixed-size types
+ * only: the same header is compiled for the BPF target and for the host. */
+#pragma once
+
+#include <linux/types.h>
+
+#define HEIRS_MAX_EVENTS 8              /* MAX_COUNTERS */
+#define HEIRS_MAX_SOURCES 32            /* distinct (event, modes) counted at once, machine-wide */
+#define HEIRS_NO_SOURCE 0xff
+
+/* heirs_control.flags, written by pmapid (and copied by the kernel to a new thread) */
+#define HEIRS_ACCOUNT   0x1u            /* its counts live in the counts map (a thread born in the kernel) */
+#define HEIRS_COUNTING  0x2u            /* add its slices now (its own state AND its group's) */
+#define HEIRS_INHERITS  0x4u            /* a thread it creates is born with this control */
+#define HEIRS_CREATOR_COUNTING 0x8u     /* a carrier's state (own AND group's) as pmapid knows it; a
+                                         * born thread's creator's at its birth. A born thread itself
+                                         * counts from birth: pmapid drops what it should not have. */
+
+/* One per tracked thread, keyed by tid: what to count and whether. The kernel only reads it, except
+ * when it writes a new thread's at its birth. */
+struct heirs_control {
+        __u32 flags;
+        __u32 n_events;
+        __u8 sources[HEIRS_MAX_EVENTS]; /* source index of each event, HEIRS_NO_SOURCE for none */
+        __u32 creator;                  /* tid that created it (0: registered by pmapid) */
+        __u32 tgid;
+        __u32 group;                    /* pmapid's group id of the carrier (0: none), passed on */
+        __u32 pad;
+        __u64 born_ns;                  /* CLOCK_MONOTONIC of its birth; tells a reused tid apart */
+        __u64 base[HEIRS_MAX_EVENTS];   /* its counts at its last reset (pmapid's; 0 at birth) */
+};
+
+/* heirs_counts.state, written by the kernel */
+#define HEIRS_ON_CPU    0x1u            /* switched in: starts[] holds its start values on that CPU */
+#define HEIRS_FINAL     0x2u            /* past its exit record (sched_process_exit): counts are final */
+
+/* One per thread with HEIRS_ACCOUNT, keyed by tid: only the kernel writes it after the birth. */
+struct heirs_counts {
+        __u64 counts[HEIRS_MAX_EVENTS];
+        __u64 enabled_ns;               /* time it ran counting (its first event's source) */
+        __u64 running_ns;               /* of which its first source was on the PMU */
+        __u64 born_ns;
+        __u32 state;
+        __u32 read_errors;              /* source reads that failed (an event not on this CPU) */
+};
+
+/* The one element of the config map, written by pmapid before it attaches. */
+struct heirs_config {
+        __u32 n_cpus;                   /* the sources map holds source * n_cpus + cpu */
+        __u32 pad;
+};
+
+/* What a source counts: the perf_event_attr fields that name an event and its modes (in_use 0: free). */
+struct heirs_source {
+        __u64 config;
+        __u64 config1;
+        __u64 config2;
+        __u32 type;
+        __u32 excludes;                 /* bit 0 user, 1 kernel, 2 hv, 3 idle, 4 host, 5 guest */
+        __u32 in_use;
+        __u32 pad;
+};
+
+/* The stats map's elements (per CPU, counts of what happened) */
+enum {
+        HEIRS_STAT_BORN,                /* threads born with a control */
+        HEIRS_STAT_BIRTH_FAILED,        /* a map was full: the thread got none (pmapid attaches late) */
+        HEIRS_STAT_SLICES,              /* slices added */
+        HEIRS_N_STATS,
+};

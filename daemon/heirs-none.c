@@ -1,0 +1,57 @@
+/* heirs-none.c: heirs.h where pmapid was built without BPF (no clang or libbpf): every new thread is
+ * attached after the fact, as heirs_unavailable_reason() says at start. */
+#include <errno.h>
+
+#include "heirs.h"
+
+int heirs_new(unsigned max_threads, Heirs **ret) {
+        return -EOPNOTSUPP;
+}
+
+Heirs *heirs_free(Heirs *h) {
+        return NULL;
+}
+
+const char *heirs_unavailable_reason(int error) {
+        return "pmapid was built without BPF (clang or libbpf missing)";
+}
+
+int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t n, bool counting,
+                unsigned group_id) {
+        return -EOPNOTSUPP;
+}
+
+int heirs_set_counting(Heirs *h, pid_t tid, bool counting) {
+        return -EOPNOTSUPP;
+}
+
+int heirs_set_inherits(Heirs *h, pid_t tid, bool inherits) {
+        return -EOPNOTSUPP;
+}
+
+int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns) {
+        return -EOPNOTSUPP;
+}
+
+void heirs_drop(Heirs *h, pid_t tid) {
+}
+
+bool heirs_born(Heirs *h, pid_t tid, HeirsBirth *ret) {
+        return false;
+}
+
+int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret) {
+        return -ENOENT;
+}
+
+void heirs_stats(Heirs *h, uint64_t *ret_born, uint64_t *ret_refused) {
+        *ret_born = *ret_refused = 0;
+}
+
+size_t heirs_fds(Heirs *h, int *ret, size_t max) {
+        return 0;
+}
+
+int heirs_adopt(const int *fds, size_t n, Heirs **ret) {
+        return -EOPNOTSUPP;
+}

@@ -1,0 +1,394 @@
+/* heirs.c: pmapid's side of bpf/heirs.bpf.c (heirs.h): loads the programs, opens the per-CPU
+ * sources, and writes and reads the maps. Maps and attached programs are plain fds, so a handover
+ * passes them on and the programs never stop. */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bpf/heirs-abi.h"
+#include "heirs.h"
+#include "log.h"
+#include "macro.h"
+#include "perf-syscall.h"
+
+/* The object compiled from bpf/heirs.bpf.c (heirs-object.c, generated at build time). */
+extern const unsigned char heirs_bpf_object[];
+extern const size_t heirs_bpf_object_size;
+
+enum { MAP_CONTROLS, MAP_COUNTS, MAP_SOURCES, MAP_STARTS, MAP_CONFIG, MAP_SOURCE_EVENTS, MAP_STATS, N_MAPS };
+enum { LINK_NEWTASK, LINK_SWITCH, LINK_EXIT, N_LINKS };
+static const char *const map_names[N_MAPS] = { "controls", "counts", "sources", "starts", "config",
+                                               "source_events", "stats" };
+static const char *const prog_names[N_LINKS] = { "heirs_newtask", "heirs_switch", "heirs_exit" };
+
+struct Heirs {
+        int maps[N_MAPS];
+        int links[N_LINKS];
+        unsigned n_cpus;
+        int *source_fds;                /* [source * n_cpus + cpu], -1: not opened by this image */
+};
+
+static int libbpf_log(enum libbpf_print_level level, const char *format, va_list args) {
+        char line[512];
+
+        if (level == LIBBPF_DEBUG)
+                return 0;
+        vsnprintf(line, sizeof(line), format, args);
+        line[strcspn(line, "\n")] = '\0';
+        log_debug("libbpf: %s", line);
+        return 0;
+}
+
+static Heirs *heirs_alloc(unsigned n_cpus) {
+        Heirs *h = calloc(1, sizeof(*h));
+
+        if (!h)
+                return NULL;
+        h->n_cpus = n_cpus;
+        for (size_t i = 0; i < N_MAPS; i++)
+                h->maps[i] = -1;
+        for (size_t i = 0; i < N_LINKS; i++)
+                h->links[i] = -1;
+        h->source_fds = malloc(sizeof(int) * HEIRS_MAX_SOURCES * n_cpus);
+        if (!h->source_fds) {
+                free(h);
+                return NULL;
+        }
+        for (size_t i = 0; i < HEIRS_MAX_SOURCES * n_cpus; i++)
+                h->source_fds[i] = -1;
+        return h;
+}
+
+Heirs *heirs_free(Heirs *h) {
+        if (!h)
+                return NULL;
+        for (size_t i = 0; i < N_LINKS; i++)
+                safe_close(h->links[i]);
+        for (size_t i = 0; i < N_MAPS; i++)
+                safe_close(h->maps[i]);
+        for (size_t i = 0; i < HEIRS_MAX_SOURCES * h->n_cpus; i++)
+                safe_close(h->source_fds[i]);
+        free(h->source_fds);
+        free(h);
+        return NULL;
+}
+
+const char *heirs_unavailable_reason(int error) {
+        switch (error) {
+        case -EOPNOTSUPP:
+                return "pmapid was built without BPF (clang or libbpf missing)";
+        case -EPERM:
+        case -EACCES:
+                return "the kernel refused BPF (no CAP_BPF and CAP_PERFMON, or lockdown)";
+        case -ENOENT:
+        case -ESRCH:
+                return "the kernel has no BTF (/sys/kernel/btf/vmlinux) or lacks a tracepoint";
+        default:
+                return "the programs did not load";
+        }
+}
+
+/* Dups the fds libbpf holds, so that h owns them apart from the object. */
+static int take_fd(int fd) {
+        int r = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+        return r < 0 ? -errno : r;
+}
+
+int heirs_new(unsigned max_threads, Heirs **ret) {
+        struct bpf_object *obj = NULL;
+        struct bpf_link *links[N_LINKS] = { NULL };
+        int n_cpus = libbpf_num_possible_cpus();
+        Heirs *h = NULL;
+        int r;
+
+        if (n_cpus <= 0)
+                return n_cpus < 0 ? n_cpus : -EINVAL;
+        libbpf_set_print(libbpf_log);
+        obj = bpf_object__open_mem(heirs_bpf_object, heirs_bpf_object_size, NULL);
+        if (!obj)
+                return -errno ?: -EINVAL;
+        if (max_threads < 64)
+                max_threads = 64;
+        r = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "controls"), max_threads);
+        if (r >= 0)
+                r = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "counts"), max_threads);
+        if (r >= 0)
+                r = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "sources"),
+                                             HEIRS_MAX_SOURCES * (unsigned) n_cpus);
+        if (r >= 0)
+                r = bpf_object__load(obj);
+        if (r < 0)
+                goto out;
+        h = heirs_alloc((unsigned) n_cpus);
+        if (!h) {
+                r = -ENOMEM;
+                goto out;
+        }
+        for (size_t i = 0; i < N_MAPS; i++) {
+                r = take_fd(bpf_map__fd(bpf_object__find_map_by_name(obj, map_names[i])));
+                if (r < 0)
+                        goto out;
+                h->maps[i] = r;
+        }
+        r = bpf_map_update_elem(h->maps[MAP_CONFIG], &(__u32) { 0 },
+                                &(struct heirs_config) { .n_cpus = (__u32) n_cpus }, BPF_ANY);
+        if (r < 0)
+                goto out;
+        for (size_t i = 0; i < N_LINKS; i++) {
+                links[i] = bpf_program__attach(bpf_object__find_program_by_name(obj, prog_names[i]));
+                if (!links[i]) {
+                        r = -errno ?: -EINVAL;
+                        goto out;
+                }
+                r = take_fd(bpf_link__fd(links[i]));
+                if (r < 0)
+                        goto out;
+                h->links[i] = r;
+        }
+        *ret = TAKE_PTR(h);
+        r = 0;
+out:
+        /* The dups keep maps and links alive; the object's own fds go. */
+        for (size_t i = 0; i < N_LINKS; i++)
+                bpf_link__destroy(links[i]);
+        bpf_object__close(obj);
+        heirs_free(h);
+        return r;
+}
+
+static uint32_t source_excludes(const struct perf_event_attr *a) {
+        return (uint32_t) a->exclude_user | (uint32_t) a->exclude_kernel << 1 | (uint32_t) a->exclude_hv << 2 |
+               (uint32_t) a->exclude_idle << 3 | (uint32_t) a->exclude_host << 4 | (uint32_t) a->exclude_guest << 5;
+}
+
+static bool source_matches(const struct heirs_source *s, const struct perf_event_attr *a) {
+        return s->in_use && s->type == a->type && s->config == a->config && s->config1 == a->config1 &&
+               s->config2 == a->config2 && s->excludes == source_excludes(a);
+}
+
+/* The source counting attr on every CPU: one already open, or a new one. */
+static int source_for(Heirs *h, const struct perf_event_attr *attr) {
+        struct heirs_source s;
+        int free_slot = -1;
+
+        for (__u32 i = 0; i < HEIRS_MAX_SOURCES; i++) {
+                if (bpf_map_lookup_elem(h->maps[MAP_SOURCE_EVENTS], &i, &s) < 0)
+                        return -errno;
+                if (source_matches(&s, attr))
+                        return (int) i;
+                if (!s.in_use && free_slot < 0)
+                        free_slot = (int) i;
+        }
+        if (free_slot < 0)
+                return -E2BIG;
+
+        struct perf_event_attr a = {
+                .type = attr->type,
+                .size = sizeof(a),
+                .config = attr->config,
+                .config1 = attr->config1,
+                .config2 = attr->config2,
+                .read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
+                .exclude_user = attr->exclude_user,
+                .exclude_kernel = attr->exclude_kernel,
+                .exclude_hv = attr->exclude_hv,
+                .exclude_idle = attr->exclude_idle,
+                .exclude_host = attr->exclude_host,
+                .exclude_guest = attr->exclude_guest,
+        };
+        unsigned n_open = 0;
+        for (unsigned cpu = 0; cpu < h->n_cpus; cpu++) {
+                __u32 key = (__u32) free_slot * h->n_cpus + cpu;
+                int fd = sys_perf_event_open(&a, -1, (int) cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+                if (fd < 0) {
+                        if (errno == ENODEV || errno == EINVAL)
+                                continue;       /* a possible CPU that is not present */
+                        int e = -errno;
+                        for (unsigned k = 0; k < cpu; k++) {
+                                __u32 kk = (__u32) free_slot * h->n_cpus + k;
+                                (void) bpf_map_delete_elem(h->maps[MAP_SOURCES], &kk);
+                                h->source_fds[kk] = safe_close(h->source_fds[kk]);
+                        }
+                        return e;
+                }
+                if (bpf_map_update_elem(h->maps[MAP_SOURCES], &key, &fd, BPF_ANY) < 0) {
+                        int e = -errno;
+                        close(fd);
+                        return e;
+                }
+                h->source_fds[key] = fd;
+                n_open++;
+        }
+        if (n_open == 0)
+                return -ENODEV;
+        s = (struct heirs_source) { .config = attr->config, .config1 = attr->config1, .config2 = attr->config2,
+                                    .type = attr->type, .excludes = source_excludes(attr), .in_use = 1 };
+        if (bpf_map_update_elem(h->maps[MAP_SOURCE_EVENTS], &(__u32) { (__u32) free_slot }, &s, BPF_ANY) < 0)
+                return -errno;
+        return free_slot;
+}
+
+/* With nothing tracked, no slot refers to a source: the per-CPU counters go. */
+static void sources_release_if_idle(Heirs *h) {
+        __u32 key;
+
+        if (bpf_map_get_next_key(h->maps[MAP_CONTROLS], NULL, &key) == 0)
+                return;
+        for (__u32 i = 0; i < HEIRS_MAX_SOURCES * h->n_cpus; i++) {
+                (void) bpf_map_delete_elem(h->maps[MAP_SOURCES], &i);
+                h->source_fds[i] = safe_close(h->source_fds[i]);
+        }
+        for (__u32 i = 0; i < HEIRS_MAX_SOURCES; i++)
+                (void) bpf_map_update_elem(h->maps[MAP_SOURCE_EVENTS], &i, &(struct heirs_source) { 0 }, BPF_ANY);
+}
+
+int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t n, bool counting,
+                unsigned group_id) {
+        struct heirs_control c = { .flags = HEIRS_INHERITS | (counting ? HEIRS_COUNTING : 0), .group = group_id };
+        __u32 key = (__u32) tid;
+        bool existed;
+
+        if (n > HEIRS_MAX_EVENTS)
+                return -E2BIG;
+        existed = bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &(struct heirs_control) { 0 }) == 0;
+        memset(c.sources, HEIRS_NO_SOURCE, sizeof(c.sources));
+        for (size_t i = 0; i < n; i++) {
+                int s = source_for(h, &attrs[i]);
+                if (s < 0) {
+                        if (!existed)
+                                sources_release_if_idle(h);
+                        return s;
+                }
+                c.sources[i] = (__u8) s;
+        }
+        c.n_events = (__u32) n;
+        if (bpf_map_update_elem(h->maps[MAP_CONTROLS], &key, &c, BPF_ANY) < 0)
+                return -errno;
+        return 0;
+}
+
+static int update_flags(Heirs *h, pid_t tid, uint32_t flag, bool on) {
+        struct heirs_control c;
+        __u32 key = (__u32) tid;
+
+        if (bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) < 0)
+                return -errno;
+        c.flags = on ? c.flags | flag : c.flags & ~flag;
+        if (bpf_map_update_elem(h->maps[MAP_CONTROLS], &key, &c, BPF_EXIST) < 0)
+                return -errno;
+        return 0;
+}
+
+int heirs_set_counting(Heirs *h, pid_t tid, bool counting) {
+        return update_flags(h, tid, HEIRS_COUNTING, counting);
+}
+
+int heirs_set_inherits(Heirs *h, pid_t tid, bool inherits) {
+        return update_flags(h, tid, HEIRS_INHERITS, inherits);
+}
+
+int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns) {
+        struct heirs_control c;
+        struct heirs_counts n;
+        __u32 key = (__u32) tid;
+
+        if (bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) < 0 ||
+            bpf_map_lookup_elem(h->maps[MAP_COUNTS], &key, &n) < 0)
+                return -errno;
+        if (n.born_ns != born_ns || c.born_ns != born_ns)
+                return -ESTALE;
+        memcpy(c.base, n.counts, sizeof(c.base));
+        if (bpf_map_update_elem(h->maps[MAP_CONTROLS], &key, &c, BPF_EXIST) < 0)
+                return -errno;
+        return 0;
+}
+
+void heirs_drop(Heirs *h, pid_t tid) {
+        __u32 key = (__u32) tid;
+
+        (void) bpf_map_delete_elem(h->maps[MAP_CONTROLS], &key);
+        (void) bpf_map_delete_elem(h->maps[MAP_COUNTS], &key);
+        sources_release_if_idle(h);
+}
+
+bool heirs_born(Heirs *h, pid_t tid, HeirsBirth *ret) {
+        struct heirs_control c;
+        __u32 key = (__u32) tid;
+
+        if (!h || bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) < 0 || !(c.flags & HEIRS_ACCOUNT))
+                return false;
+        if (ret)
+                *ret = (HeirsBirth) { .born_ns = c.born_ns, .creator = (pid_t) c.creator, .group_id = c.group,
+                                      .creator_counting = c.flags & HEIRS_CREATOR_COUNTING,
+                                      .counting = c.flags & HEIRS_COUNTING };
+        return true;
+}
+
+int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret) {
+        struct heirs_control c;
+        struct heirs_counts n;
+        __u32 key = (__u32) tid;
+
+        if (bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) < 0 ||
+            bpf_map_lookup_elem(h->maps[MAP_COUNTS], &key, &n) < 0)
+                return -errno;
+        if (n.born_ns != born_ns || c.born_ns != born_ns)
+                return -ESTALE;
+        for (size_t i = 0; i < HEIRS_MAX_EVENTS; i++)
+                ret->counts[i] = n.counts[i] - c.base[i];
+        ret->enabled_ns = n.enabled_ns;
+        ret->running_ns = n.running_ns;
+        ret->born_ns = n.born_ns;
+        ret->final = n.state & HEIRS_FINAL;
+        return 0;
+}
+
+void heirs_stats(Heirs *h, uint64_t *ret_born, uint64_t *ret_refused) {
+        unsigned n = h->n_cpus;
+        uint64_t v[n];
+        uint64_t sum[HEIRS_N_STATS] = { 0 };
+
+        for (__u32 k = 0; k < HEIRS_N_STATS; k++)
+                if (bpf_map_lookup_elem(h->maps[MAP_STATS], &k, v) == 0)
+                        for (unsigned i = 0; i < n; i++)
+                                sum[k] += v[i];
+        *ret_born = sum[HEIRS_STAT_BORN];
+        *ret_refused = sum[HEIRS_STAT_BIRTH_FAILED];
+}
+
+size_t heirs_fds(Heirs *h, int *ret, size_t max) {
+        size_t k = 0;
+
+        for (size_t i = 0; i < N_MAPS && k < max; i++)
+                ret[k++] = h->maps[i];
+        for (size_t i = 0; i < N_LINKS && k < max; i++)
+                ret[k++] = h->links[i];
+        return k;
+}
+
+int heirs_adopt(const int *fds, size_t n, Heirs **ret) {
+        struct heirs_config cfg;
+        Heirs *h;
+
+        if (n != N_MAPS + N_LINKS)
+                return -EINVAL;
+        if (bpf_map_lookup_elem(fds[MAP_CONFIG], &(__u32) { 0 }, &cfg) < 0)
+                return -errno;
+        h = heirs_alloc(cfg.n_cpus);
+        if (!h)
+                return -ENOMEM;
+        for (size_t i = 0; i < N_MAPS; i++)
+                h->maps[i] = fds[i];
+        for (size_t i = 0; i < N_LINKS; i++)
+                h->links[i] = fds[N_MAPS + i];
+        *ret = h;
+        return 0;
+}

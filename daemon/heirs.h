@@ -1,0 +1,72 @@
+/* heirs.h: inheritance inside the kernel (bpf/heirs.bpf.c). A thread pmapid "carries" passes a
+ * control to every thread or process it creates, inside clone(), before the new task runs: the new
+ * task is born counting the carrier's events, its slices summed by the kernel from pmapid's per-CPU
+ * counters (the sources), so nothing it does is uncounted, whichever way it was created (raw clone,
+ * vfork, posix_spawn, a thread of Go's runtime). pmapid adopts a born thread as a context of its own
+ * when it learns of it (fork records, Inherit) with counter-bpf.c. Needs BTF, CAP_BPF and
+ * CAP_PERFMON (or root); without them heirs_new() fails and threads are attached after the fact. */
+#pragma once
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct Heirs Heirs;
+
+/* What one born thread has counted since its last reset: counts of its events, the time it ran counting, whether its
+ * last slice is in (it exited and left its CPU for the last time) and its birth (CLOCK_MONOTONIC ns). */
+typedef struct HeirsReading {
+        uint64_t counts[8];
+        uint64_t enabled_ns;
+        uint64_t running_ns;
+        uint64_t born_ns;
+        bool final;
+} HeirsReading;
+
+/* Loads and attaches the programs; max_threads bounds the threads tracked at once (born ones are
+ * refused past it and attached late instead). -EOPNOTSUPP where pmapid was built without BPF. */
+int heirs_new(unsigned max_threads, Heirs **ret);
+Heirs *heirs_free(Heirs *h);
+/* Why heirs_new() failed, for the start-up log line. */
+const char *heirs_unavailable_reason(int error);
+
+/* Thread tid's creations are born counting attrs[0..n-1], in pmapid's group group_id (0: none);
+ * counting: tid's own state AND its group's, which a creation notes as its creator's at birth. A
+ * second call replaces the first. -E2BIG past the sources the machine-wide set can hold, or an
+ * errno of perf_event_open for an event that cannot count per CPU: its creations are attached late. */
+int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t n, bool counting,
+                unsigned group_id);
+/* Whether tid's own slices count (an adopted thread) and what its creations start with. */
+int heirs_set_counting(Heirs *h, pid_t tid, bool counting);
+/* Whether tid passes its control on (PM_NO_INHERIT, a program deleted). */
+int heirs_set_inherits(Heirs *h, pid_t tid, bool inherits);
+/* tid's counts read 0 from now on (a base kept with its control, so that it survives a handover). */
+int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns);
+/* Forgets tid: it is no longer carried or counted here. */
+void heirs_drop(Heirs *h, pid_t tid);
+
+/* A born thread's birth certificate. */
+typedef struct HeirsBirth {
+        uint64_t born_ns;               /* CLOCK_MONOTONIC */
+        pid_t creator;                  /* the creating thread */
+        unsigned group_id;              /* its creator's group (0: none) */
+        bool creator_counting;          /* its creator's state then, as pmapid had told the kernel */
+        bool counting;                  /* whether its own slices count now */
+} HeirsBirth;
+
+/* Whether tid was born with a control and not yet dropped (ret may be NULL). */
+bool heirs_born(Heirs *h, pid_t tid, HeirsBirth *ret);
+/* tid's counts now (n of them), or -ESTALE where tid is another thread than the one born at
+ * born_ns (the tid was reused), -ENOENT where it is not tracked. */
+int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret);
+
+/* Counts of the kernel side, for the log and tests: threads born, births refused (a full map). */
+void heirs_stats(Heirs *h, uint64_t *ret_born, uint64_t *ret_refused);
+
+/* A handover to pmapid's next image (handover.h): every fd the engine runs on (maps, attached
+ * programs, sources), at most max of them, their number returned; they stay h's. heirs_adopt() runs
+ * the engine again on them, as they are: the programs never stop, so no creation goes unseen. */
+size_t heirs_fds(Heirs *h, int *ret, size_t max);
+int heirs_adopt(const int *fds, size_t n, Heirs **ret);

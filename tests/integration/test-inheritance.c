@@ -39,30 +39,6 @@ static BusFixture fixture;
 #define CHECK_PAGES(value, n) \
         CHECK_RANGE(value, (long long) (n), (long long) (n) + LIBRARY_FAULTS + THREAD_START_FAULTS)
 
-/* The kernel's own count of the calling thread's faults since it was created (getrusage's per-thread
- * counts start at 0 in a new thread). */
-static long long thread_faults(void) {
-        struct rusage ru;
-
-        return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_minflt + ru.ru_majflt : -1;
-}
-
-/* A thread's own stop, with the kernel's count of its faults just before and just after: where
- * pmapid inherits inside the kernel, what it counted from the thread's first instruction to the
- * stop lies between the two (the stop took effect in between). */
-typedef struct KernelView {
-        long long before, after;
-} KernelView;
-
-static int stop_seen_by_kernel(KernelView *k) {
-        int rc;
-
-        k->before = thread_faults();
-        rc = pm_stop_mythread();
-        k->after = thread_faults();
-        return rc;
-}
-
 /* n pages touched by a new thread, counted: exactly what the kernel counted where the thread was born
  * counting, else n and the library's own few. */
 #define CHECK_BORN(value, n, k) do {                                                               \

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 #include <time.h>
@@ -69,6 +70,21 @@ uint64_t attached_late(void) {
         sd_bus_error_free(&error);
         sd_bus_flush_close_unref(bus);
         return n;
+}
+
+long long thread_faults(void) {
+        struct rusage ru;
+
+        return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_minflt + ru.ru_majflt : -1;
+}
+
+int stop_seen_by_kernel(KernelView *k) {
+        int rc;
+
+        k->before = thread_faults();
+        rc = pm_stop_mythread();
+        k->after = thread_faults();
+        return rc;
 }
 
 bool kernel_inheritance(void) {

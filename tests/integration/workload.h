@@ -22,6 +22,18 @@ int page_fault_program(pm_prog_t *prog, int mode);
  * unreadable). */
 /* Whether pmapid inherits inside the kernel (its KernelInheritance): new threads born counting. */
 bool kernel_inheritance(void);
+
+/* The kernel's own count of the calling thread's page faults since the thread was created
+ * (getrusage RUSAGE_THREAD, minor + major: a new thread's start at 0); -1 on error. */
+long long thread_faults(void);
+
+/* A thread's own pm_stop_mythread(), with the kernel's count of its faults just before and just
+ * after: where pmapid inherits inside the kernel, what a born thread counted from its first
+ * instruction to the stop lies between the two (the stop took effect in between). */
+typedef struct KernelView {
+        long long before, after;
+} KernelView;
+int stop_seen_by_kernel(KernelView *k);
 uint64_t attached_late(void);
 /* A "u" property of pmapid's Manager (ContextCount, RootReserve, ...), or UINT32_MAX if unreadable. */
 uint32_t manager_property_u(const char *name);

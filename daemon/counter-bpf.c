@@ -33,6 +33,15 @@ bool counter_bpf_born(pid_t tid) {
         return engine && heirs_born(engine, tid, NULL);
 }
 
+/* The last switch away of a dying thread follows its exit record by microseconds; 20 ms covers a
+ * dying thread that waits for a busy CPU. */
+#define SETTLE_TIMEOUT_NS (20 * 1000 * 1000ull)
+
+void counter_bpf_settle(CounterGroup *g) {
+        if (engine)
+                (void) heirs_wait_final(engine, g->tid, g->born_ns, SETTLE_TIMEOUT_NS);
+}
+
 static int bpf_open(const CounterTarget *target, const struct perf_event_attr *attrs, size_t n, CounterGroup **ret) {
         CounterGroup *g;
         HeirsBirth birth;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bpf/heirs-abi.h"
@@ -22,10 +23,10 @@ extern const unsigned char heirs_bpf_object[];
 extern const size_t heirs_bpf_object_size;
 
 enum { MAP_CONTROLS, MAP_COUNTS, MAP_SOURCES, MAP_STARTS, MAP_CONFIG, MAP_SOURCE_EVENTS, MAP_STATS, N_MAPS };
-enum { LINK_NEWTASK, LINK_SWITCH, LINK_EXIT, N_LINKS };
+enum { LINK_NEWTASK, LINK_SWITCH, N_LINKS };
 static const char *const map_names[N_MAPS] = { "controls", "counts", "sources", "starts", "config",
                                                "source_events", "stats" };
-static const char *const prog_names[N_LINKS] = { "heirs_newtask", "heirs_switch", "heirs_exit" };
+static const char *const prog_names[N_LINKS] = { "heirs_newtask", "heirs_switch" };
 
 struct Heirs {
         int maps[N_MAPS];
@@ -102,9 +103,9 @@ static int take_fd(int fd) {
 }
 
 int heirs_new(unsigned max_threads, Heirs **ret) {
+        int n_cpus = libbpf_num_possible_cpus();
         struct bpf_object *obj = NULL;
         struct bpf_link *links[N_LINKS] = { NULL };
-        int n_cpus = libbpf_num_possible_cpus();
         Heirs *h = NULL;
         int r;
 
@@ -162,6 +163,7 @@ out:
         heirs_free(h);
         return r;
 }
+
 
 static uint32_t source_excludes(const struct perf_event_attr *a) {
         return (uint32_t) a->exclude_user | (uint32_t) a->exclude_kernel << 1 | (uint32_t) a->exclude_hv << 2 |
@@ -349,6 +351,23 @@ int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret) {
         ret->born_ns = n.born_ns;
         ret->final = n.state & HEIRS_FINAL;
         return 0;
+}
+
+bool heirs_wait_final(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t timeout_ns) {
+        const struct timespec pause = { 0, 20 * 1000 };
+        uint64_t waited = 0;
+        HeirsReading rd;
+
+        for (;;) {
+                if (heirs_read(h, tid, born_ns, &rd) < 0)
+                        return false;
+                if (rd.final)
+                        return true;
+                if (waited >= timeout_ns)
+                        return false;
+                (void) nanosleep(&pause, NULL);
+                waited += 20 * 1000;
+        }
 }
 
 void heirs_stats(Heirs *h, uint64_t *ret_born, uint64_t *ret_refused) {

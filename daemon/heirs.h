@@ -62,6 +62,12 @@ bool heirs_born(Heirs *h, pid_t tid, HeirsBirth *ret);
  * born_ns (the tid was reused), -ENOENT where it is not tracked. */
 int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret);
 
+/* Waits, at most timeout_ns, until an exited tid's counts are final (its last switch away, which
+ * comes microseconds after its exit record or its reaping, later where its CPU is busy): true once
+ * they are, false on timeout or where tid is not tracked. Sleeps between looks, so that a dying
+ * task on pmapid's own CPU can finish. */
+bool heirs_wait_final(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t timeout_ns);
+
 /* Counts of the kernel side, for the log and tests: threads born, births refused (a full map). */
 void heirs_stats(Heirs *h, uint64_t *ret_born, uint64_t *ret_refused);
 

@@ -20,6 +20,8 @@
 /* A born thread's control is that of the birth its fork record tells of if it is no older than the
  * record (the kernel writes the record just before the control). */
 #define BORN_SLACK_NS (10 * 1000 * 1000ull)
+/* A reaped thread's last switch away may still be coming (counter_bpf_settle()). */
+#define DEAD_BIRTH_SETTLE_NS (20 * 1000 * 1000ull)
 
 /* What a new task inherits: the creator's program, owner, group and its own state at creation. */
 typedef struct Inheritance {
@@ -204,7 +206,7 @@ static void dead_birth(Manager *m, const Inheritance *in, pid_t pid, pid_t tid, 
         int64_t counts[MAX_COUNTERS] = { 0 };
 
         if (in->group && in->counting && group_counting(in->group) &&
-            heirs_read(m->heirs, tid, b->born_ns, &rd) >= 0) {
+            (heirs_wait_final(m->heirs, tid, b->born_ns, DEAD_BIRTH_SETTLE_NS), heirs_read(m->heirs, tid, b->born_ns, &rd) >= 0)) {
                 for (size_t i = 0; i < MAX_COUNTERS; i++)
                         counts[i] = (int64_t) rd.counts[i];
                 acct_from_counts(v, counts, rd.enabled_ns, rd.running_ns, 0, 0);

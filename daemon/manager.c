@@ -200,6 +200,8 @@ void manager_delete_context(Manager *m, Context *c) {
 static void context_died(Manager *m, Context *c) {
         Group *g = c->group;
 
+        if (c->backend == &counter_backend_bpf)
+                counter_bpf_settle(c->counters);        /* its last slice, after its exit record */
         if (g) {
                 int r = group_member_died(g, c);
                 if (r < 0) {
@@ -572,6 +574,10 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
         /* Born counting while the state it inherits says off: what it counted was never its to. */
         if (spec->born && !c->enabled)
                 (void) backend->reset(c->counters);
+        /* Its state is the one it was born with, not one it took now: what it created before pmapid
+         * read its fork record inherits that (context_counting_at). */
+        if (spec->born)
+                c->n_history = 0;
         /* The tid may have changed hands while the counters were opened. */
         if (!thread_pin_alive(c->pidfd)) {
                 r = -ESRCH;

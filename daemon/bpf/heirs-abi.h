@@ -32,7 +32,7 @@ struct heirs_control {
 
 /* heirs_counts.state, written by the kernel */
 #define HEIRS_ON_CPU    0x1u            /* switched in: starts[] holds its start values on that CPU */
-#define HEIRS_FINAL     0x2u            /* past its exit record (sched_process_exit): counts are final */
+#define HEIRS_FINAL     0x2u            /* switched away dead: counts are final */
 
 /* One per thread with HEIRS_ACCOUNT, keyed by tid: only the kernel writes it after the birth. */
 struct heirs_counts {

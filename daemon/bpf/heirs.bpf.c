@@ -5,14 +5,16 @@
  * - sched_switch reads the CPU's counters of the events a tracked task counts when the task comes
  *   onto the CPU and again when it leaves: the difference is the task's own slice, added to its
  *   counts while its control says counting;
- * - sched_process_exit ends the task's last slice where perf ends a task's own counters (before
- *   its exit record is written): its counts are final, and the rest of its exit is not counted.
+ * - a task's last switch away (its state TASK_DEAD) ends its last slice: its counts are final,
+ *   everything up to the end of its exit included (as getrusage counts it; perf's own task counters
+ *   stop a little earlier, at perf_event_exit_task(), for kernel-mode events only).
  * The counters themselves are pmapid's per-CPU perf events (the sources map); no task has one of its
  * own. Nothing here runs for a task without a control beyond two hash lookups per switch. */
 #include <linux/bpf.h>
 #include <linux/types.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 #include "heirs-abi.h"
 
@@ -21,6 +23,23 @@ struct task_struct {
         int pid;
         int tgid;
 } __attribute__((preserve_access_index));
+
+/* The task's state: __state since Linux 5.14, state before (CO-RE picks the one the kernel has). */
+struct task_struct___new {
+        unsigned int __state;
+} __attribute__((preserve_access_index));
+
+struct task_struct___old {
+        long state;
+} __attribute__((preserve_access_index));
+
+#define TASK_DEAD 0x80
+
+static __always_inline int task_dead(struct task_struct *t) {
+        if (bpf_core_field_exists(((struct task_struct___new *) t)->__state))
+                return BPF_CORE_READ((struct task_struct___new *) t, __state) == TASK_DEAD;
+        return BPF_CORE_READ((struct task_struct___old *) t, state) == TASK_DEAD;
+}
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -201,27 +220,10 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
         n = tracked((__u32) prev->pid, &c);
         if (n && (n->state & HEIRS_ON_CPU))
                 slice_add(c, n, cpu, ncpu);
+        if (n && task_dead(prev))
+                n->state |= HEIRS_FINAL;
         n = tracked((__u32) next->pid, &c);
         if (n)
                 slice_start(c, n, cpu, ncpu);
-        return 0;
-}
-
-/* The exiting task is current: its last slice ends here. */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(heirs_exit, struct task_struct *p) {
-        __u32 cpu = bpf_get_smp_processor_id();
-        __u32 ncpu = n_cpus();
-        struct heirs_control *c;
-        struct heirs_counts *n;
-
-        if (cpu >= ncpu)
-                return 0;
-        n = tracked((__u32) bpf_get_current_pid_tgid(), &c);
-        if (!n)
-                return 0;
-        if (n->state & HEIRS_ON_CPU)
-                slice_add(c, n, cpu, ncpu);
-        n->state |= HEIRS_FINAL;
         return 0;
 }

@@ -4,9 +4,12 @@
  * pmcount is a member itself. It makes a descendant group with its own state off and the group's
  * on, drops the few counts its own calls made, and forks; libpmapi's fork() gives the child a
  * context in the group (own state off, as pmcount's), the child starts it and executes the command.
- * Contexts follow exec, and the command's new threads and processes inherit: before they run when
- * libpmapi is in them (preloaded, with PMAPI_INHERIT=1 telling it the main thread has a context),
- * a few tens of microseconds after they start otherwise (pmapid's fork records). When the command
+ * Contexts follow exec, and the command's new threads and processes inherit. Where pmapid inherits
+ * inside the kernel (its KernelInheritance) every one is born counting, however it was made, and
+ * the command runs as it is, with nothing preloaded: it counts what perf stat counts. Elsewhere
+ * they inherit before they run when libpmapi is in them (preloaded, with PMAPI_INHERIT=1 telling it
+ * the main thread has a context), a few tens of microseconds after they start otherwise (pmapid's
+ * fork records). When the command
  * has been waited for, the group holds what every one of its threads counted. With -I, pmcount
  * reads the group every interval while it waits: its own thread does the reading, and its own
  * state is off, so the reads add nothing to the counts. */
@@ -25,6 +28,7 @@
 #include "inherit.h"
 #include "macro.h"
 #include "pmcount.h"
+#include "tool-bus.h"
 #include "tool-usage.h"
 
 #define PRELOAD_NAME "libpmapi-preload.so"
@@ -99,12 +103,13 @@ static _Noreturn void child_fail(int fd, int stage, int code, int status) {
  * the exec count. */
 static struct sigaction saved_sigint, saved_sigquit;      /* as pmcount got them, for the command */
 
-static _Noreturn void child_run(const Options *o, const char *preload, int fd) {
+static _Noreturn void child_run(const Options *o, const char *preload, bool kernel_inherits, int fd) {
         int r;
 
         (void) sigaction(SIGINT, &saved_sigint, NULL);
         (void) sigaction(SIGQUIT, &saved_sigquit, NULL);
-        if (setenv(PMAPI_INHERIT_ENV, "1", 1) < 0 || (preload && setenv("LD_PRELOAD", preload, 1) < 0))
+        if (!kernel_inherits &&
+            (setenv(PMAPI_INHERIT_ENV, "1", 1) < 0 || (preload && setenv("LD_PRELOAD", preload, 1) < 0)))
                 child_fail(fd, 1, PM_ENOMEM, TOOL_EXIT_OWN);
         r = pm_start_mythread();
         if (r != 0)
@@ -210,7 +215,7 @@ static int fork_and_wait(const Options *o, const char *preload, Report *rep) {
         }
         if (pid == 0) {
                 close(fds[0]);
-                child_run(o, preload, fds[1]);
+                child_run(o, preload, rep->kernel_inherits, fds[1]);
         }
         close(fds[1]);
         do
@@ -262,7 +267,9 @@ int run_command(const Options *o, Report *rep) {
         _cleanup_free_ char *preload = NULL;
         int r;
 
-        if (o->preload && preload_value(&preload) < 0)
+        /* Born counting inside the kernel, the command's threads need no preloaded library. */
+        rep->kernel_inherits = tool_bus_kernel_inherits();
+        if (o->preload && !rep->kernel_inherits && preload_value(&preload) < 0)
                 return pmcount_fail("LD_PRELOAD", PM_ENOMEM);
         /* Like time(1): a ^C or ^\ on the terminal is for the command; pmcount still reports. */
         (void) sigaction(SIGINT, &(struct sigaction) { .sa_handler = SIG_IGN }, &saved_sigint);

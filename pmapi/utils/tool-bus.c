@@ -19,6 +19,16 @@ static int code_from_bus(const char *method, const sd_bus_error *error, int r) {
         return error_map_from_bus(error, r);
 }
 
+bool tool_bus_kernel_inherits(void) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int v = 0;
+
+        if (sd_bus_open_system(&bus) >= 0)
+                (void) sd_bus_get_property_trivial(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
+                                                   "KernelInheritance", NULL, 'b', &v);
+        return v;
+}
+
 int tool_bus_call(const char *method, sd_bus_message **ret_reply, const char *types, ...) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;

@@ -2,8 +2,12 @@
  * (ListContexts, GetGroupMembers): a connection of their own, and failures as libpmapi's codes. */
 #pragma once
 
+#include <stdbool.h>
 #include <systemd/sd-bus.h>
 
 /* Calls method on the Manager with arguments appended by types/... (types may be NULL). 0 and the
  * reply, which the caller unrefs, or the PM_E* code of the failure (PMAPI_DEBUG prints it). */
 int tool_bus_call(const char *method, sd_bus_message **ret_reply, const char *types, ...);
+
+/* Whether pmapid inherits inside the kernel (its KernelInheritance property); false on any error. */
+bool tool_bus_kernel_inherits(void);

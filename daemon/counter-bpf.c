@@ -10,6 +10,7 @@
 
 #include "counter.h"
 #include "heirs.h"
+#include "log.h"
 #include "macro.h"
 
 struct CounterGroup {
@@ -33,13 +34,22 @@ bool counter_bpf_born(pid_t tid) {
         return engine && heirs_born(engine, tid, NULL);
 }
 
-/* The last switch away of a dying thread follows its exit record by microseconds; 20 ms covers a
- * dying thread that waits for a busy CPU. */
-#define SETTLE_TIMEOUT_NS (20 * 1000 * 1000ull)
+/* The last switch away of a dying thread follows its exit record by microseconds; 100 ms covers a
+ * dying thread that waits for a busy CPU (20 ms did not, with two spinners on two CPUs). */
+#define SETTLE_TIMEOUT_NS (100 * 1000 * 1000ull)
 
 void counter_bpf_settle(CounterGroup *g) {
-        if (engine)
-                (void) heirs_wait_final(engine, g->tid, g->born_ns, SETTLE_TIMEOUT_NS);
+        HeirsReading rd;
+        int r;
+
+        if (!engine || heirs_wait_final(engine, g->tid, g->born_ns, SETTLE_TIMEOUT_NS))
+                return;
+        r = heirs_read(engine, g->tid, g->born_ns, &rd);
+        if (r < 0)
+                log_debug("Thread %d: its counts are no longer in the kernel's maps (%s).", (int) g->tid, strerror(-r));
+        else
+                log_debug("Thread %d: its last slice did not come within %llu ms, its counts may miss it.",
+                          (int) g->tid, SETTLE_TIMEOUT_NS / 1000000);
 }
 
 static int bpf_open(const CounterTarget *target, const struct perf_event_attr *attrs, size_t n, CounterGroup **ret) {
@@ -71,11 +81,23 @@ static int bpf_disable(CounterGroup *g) {
         return r == -ENOENT ? 0 : r;
 }
 
+/* A dying thread's counts are read once they are final: its last slice comes at its last switch. */
 static void bpf_refresh(CounterGroup *g) {
         HeirsReading now;
+        int r = heirs_read(engine, g->tid, g->born_ns, &now);
 
-        if (heirs_read(engine, g->tid, g->born_ns, &now) >= 0)
-                g->last = now;
+        if (r < 0) {
+                log_debug("Thread %d: its counts are not in the kernel's maps (%s): the last read stands.",
+                          (int) g->tid, strerror(-r));
+                return;
+        }
+        if (now.exiting && !now.final && !heirs_wait_final(engine, g->tid, g->born_ns, SETTLE_TIMEOUT_NS))
+                log_debug("Thread %d: its last slice did not come within %llu ms of its exit.", (int) g->tid,
+                          SETTLE_TIMEOUT_NS / 1000000);
+        (void) heirs_read(engine, g->tid, g->born_ns, &now);
+        if (now.read_errors > g->last.read_errors)
+                log_debug("Thread %d: %u of its slices could not be read.", (int) g->tid, now.read_errors);
+        g->last = now;
 }
 
 static int bpf_reset(CounterGroup *g) {

@@ -40,12 +40,19 @@ bool heirs_born(Heirs *h, pid_t tid, HeirsBirth *ret) {
         return false;
 }
 
+bool heirs_carries(Heirs *h, pid_t tid) {
+        return false;
+}
+
 int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret) {
         return -ENOENT;
 }
 
 bool heirs_wait_final(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t timeout_ns) {
         return false;
+}
+
+void heirs_log_stats(Heirs *h) {
 }
 
 void heirs_stats(Heirs *h, uint64_t *ret_born, uint64_t *ret_refused) {

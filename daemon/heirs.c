@@ -5,6 +5,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +23,12 @@
 extern const unsigned char heirs_bpf_object[];
 extern const size_t heirs_bpf_object_size;
 
-enum { MAP_CONTROLS, MAP_COUNTS, MAP_SOURCES, MAP_STARTS, MAP_CONFIG, MAP_SOURCE_EVENTS, MAP_STATS, N_MAPS };
-enum { LINK_NEWTASK, LINK_SWITCH, N_LINKS };
-static const char *const map_names[N_MAPS] = { "controls", "counts", "sources", "starts", "config",
+enum { MAP_CONTROLS, MAP_COUNTS, MAP_SOURCES, MAP_STARTS, MAP_LAST_NEXT, MAP_CONFIG, MAP_SOURCE_EVENTS, MAP_STATS,
+       N_MAPS };
+enum { LINK_NEWTASK, LINK_SWITCH, LINK_EXIT, N_LINKS };
+static const char *const map_names[N_MAPS] = { "controls", "counts", "sources", "starts", "last_next", "config",
                                                "source_events", "stats" };
-static const char *const prog_names[N_LINKS] = { "heirs_newtask", "heirs_switch" };
+static const char *const prog_names[N_LINKS] = { "heirs_newtask", "heirs_switch", "heirs_exit" };
 
 struct Heirs {
         int maps[N_MAPS];
@@ -175,10 +177,23 @@ static bool source_matches(const struct heirs_source *s, const struct perf_event
                s->config2 == a->config2 && s->excludes == source_excludes(a);
 }
 
+/* The sources the kernel side reads at each switch: 0 .. n - 1 (never fewer than are open). */
+static int set_n_sources(Heirs *h, __u32 n) {
+        struct heirs_config cfg;
+        __u32 zero = 0;
+
+        if (bpf_map_lookup_elem(h->maps[MAP_CONFIG], &zero, &cfg) < 0)
+                return -errno;
+        if (n != 0 && n <= cfg.n_sources)
+                return 0;
+        cfg.n_sources = n;
+        return bpf_map_update_elem(h->maps[MAP_CONFIG], &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
+}
+
 /* The source counting attr on every CPU: one already open, or a new one. */
 static int source_for(Heirs *h, const struct perf_event_attr *attr) {
         struct heirs_source s;
-        int free_slot = -1;
+        int free_slot = -1, r;
 
         for (__u32 i = 0; i < HEIRS_MAX_SOURCES; i++) {
                 if (bpf_map_lookup_elem(h->maps[MAP_SOURCE_EVENTS], &i, &s) < 0)
@@ -231,6 +246,9 @@ static int source_for(Heirs *h, const struct perf_event_attr *attr) {
         }
         if (n_open == 0)
                 return -ENODEV;
+        r = set_n_sources(h, (__u32) free_slot + 1);
+        if (r < 0)
+                return r;
         s = (struct heirs_source) { .config = attr->config, .config1 = attr->config1, .config2 = attr->config2,
                                     .type = attr->type, .excludes = source_excludes(attr), .in_use = 1 };
         if (bpf_map_update_elem(h->maps[MAP_SOURCE_EVENTS], &(__u32) { (__u32) free_slot }, &s, BPF_ANY) < 0)
@@ -244,6 +262,7 @@ static void sources_release_if_idle(Heirs *h) {
 
         if (bpf_map_get_next_key(h->maps[MAP_CONTROLS], NULL, &key) == 0)
                 return;
+        (void) set_n_sources(h, 0);     /* the switches stop reading first */
         for (__u32 i = 0; i < HEIRS_MAX_SOURCES * h->n_cpus; i++) {
                 (void) bpf_map_delete_elem(h->maps[MAP_SOURCES], &i);
                 h->source_fds[i] = safe_close(h->source_fds[i]);
@@ -334,6 +353,13 @@ bool heirs_born(Heirs *h, pid_t tid, HeirsBirth *ret) {
         return true;
 }
 
+bool heirs_carries(Heirs *h, pid_t tid) {
+        struct heirs_control c;
+        __u32 key = (__u32) tid;
+
+        return h && bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) == 0 && (c.flags & HEIRS_INHERITS);
+}
+
 int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret) {
         struct heirs_control c;
         struct heirs_counts n;
@@ -350,6 +376,9 @@ int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret) {
         ret->running_ns = n.running_ns;
         ret->born_ns = n.born_ns;
         ret->final = n.state & HEIRS_FINAL;
+        ret->exiting = n.state & HEIRS_EXITING;
+        ret->read_errors = n.read_errors;
+        ret->slices = n.slices;
         return 0;
 }
 
@@ -368,6 +397,20 @@ bool heirs_wait_final(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t timeout_ns
                 (void) nanosleep(&pause, NULL);
                 waited += 20 * 1000;
         }
+}
+
+void heirs_log_stats(Heirs *h) {
+        unsigned n = h->n_cpus;
+        uint64_t v[n];
+        uint64_t sum[HEIRS_N_STATS] = { 0 };
+
+        for (__u32 k = 0; k < HEIRS_N_STATS; k++)
+                if (bpf_map_lookup_elem(h->maps[MAP_STATS], &k, v) == 0)
+                        for (unsigned i = 0; i < n; i++)
+                                sum[k] += v[i];
+        log_debug("Inheritance inside the kernel: %" PRIu64 " threads born, %" PRIu64 " refused, %" PRIu64
+                  " slices, %" PRIu64 " switches the tracepoint did not show.", sum[HEIRS_STAT_BORN],
+                  sum[HEIRS_STAT_BIRTH_FAILED], sum[HEIRS_STAT_SLICES], sum[HEIRS_STAT_UNSEEN_SWITCH]);
 }
 
 void heirs_stats(Heirs *h, uint64_t *ret_born, uint64_t *ret_refused) {

@@ -23,6 +23,9 @@ typedef struct HeirsReading {
         uint64_t running_ns;
         uint64_t born_ns;
         bool final;
+        bool exiting;                   /* in its exit: final at its last switch away */
+        uint32_t read_errors;           /* slices lost: a source did not read on a CPU */
+        uint32_t slices;                /* slices added */
 } HeirsReading;
 
 /* Loads and attaches the programs; max_threads bounds the threads tracked at once (born ones are
@@ -58,6 +61,9 @@ typedef struct HeirsBirth {
 
 /* Whether tid was born with a control and not yet dropped (ret may be NULL). */
 bool heirs_born(Heirs *h, pid_t tid, HeirsBirth *ret);
+/* Whether tid passes a control on to what it creates (a carrier, or a born thread that inherits). */
+bool heirs_carries(Heirs *h, pid_t tid);
+
 /* tid's counts now (n of them), or -ESTALE where tid is another thread than the one born at
  * born_ns (the tid was reused), -ENOENT where it is not tracked. */
 int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret);
@@ -70,6 +76,8 @@ bool heirs_wait_final(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t timeout_ns
 
 /* Counts of the kernel side, for the log and tests: threads born, births refused (a full map). */
 void heirs_stats(Heirs *h, uint64_t *ret_born, uint64_t *ret_refused);
+/* The same and more, in the debug log. */
+void heirs_log_stats(Heirs *h);
 
 /* A handover to pmapid's next image (handover.h): every fd the engine runs on (maps, attached
  * programs, sources), at most max of them, their number returned; they stay h's. heirs_adopt() runs

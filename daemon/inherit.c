@@ -7,7 +7,9 @@
  *   soon as the record is read, so their first microseconds go uncounted (README, "Inheritance").
  * Whichever comes first attaches; the other finds the context there. */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include "accounting.h"
 #include "clock.h"
@@ -20,8 +22,10 @@
 /* A born thread's control is that of the birth its fork record tells of if it is no older than the
  * record (the kernel writes the record just before the control). */
 #define BORN_SLACK_NS (10 * 1000 * 1000ull)
+/* The kernel's control of a new task follows its fork record by microseconds. */
+#define BIRTH_WAIT_US 2000
 /* A reaped thread's last switch away may still be coming (counter_bpf_settle()). */
-#define DEAD_BIRTH_SETTLE_NS (20 * 1000 * 1000ull)
+#define DEAD_BIRTH_SETTLE_NS (100 * 1000 * 1000ull)
 
 /* What a new task inherits: the creator's program, owner, group and its own state at creation. */
 typedef struct Inheritance {
@@ -182,9 +186,21 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
 }
 
 /* Whether tid, whose fork record says it was created at time_ns, was born in the kernel: its
- * control is that birth's (a control of an earlier thread with its tid is older). */
-static bool born_at(Manager *m, pid_t tid, uint64_t time_ns, HeirsBirth *ret) {
-        return m->heirs && heirs_born(m->heirs, tid, ret) && ret->born_ns + BORN_SLACK_NS >= time_ns;
+ * control is that birth's (a control of an earlier thread with its tid is older). The kernel writes
+ * the fork record a moment before the control: where the creator carries, that moment is waited
+ * out (the new task cannot run before both are written). */
+static bool born_at(Manager *m, pid_t tid, pid_t ptid, uint64_t time_ns, HeirsBirth *ret) {
+        const struct timespec pause = { 0, 10 * 1000 };
+
+        if (!m->heirs)
+                return false;
+        for (unsigned waited_us = 0;; waited_us += 10) {
+                if (heirs_born(m->heirs, tid, ret) && ret->born_ns + BORN_SLACK_NS >= time_ns)
+                        return true;
+                if (waited_us >= BIRTH_WAIT_US || !heirs_carries(m->heirs, ptid))
+                        return false;
+                (void) nanosleep(&pause, NULL);
+        }
 }
 
 /* A born thread whose creator's context is gone (it exited first: a shell's child, make's compiler):
@@ -212,7 +228,8 @@ static void dead_birth(Manager *m, const Inheritance *in, pid_t pid, pid_t tid, 
                 acct_from_counts(v, counts, rd.enabled_ns, rd.running_ns, 0, 0);
                 group_add_dead_birth(in->group, pid, tid, in->comm, v);
                 log_debug("Thread %d of pid %d, born counting, exited before its fork record was read: its "
-                          "counts joined group %u.", (int) tid, (int) pid, in->group->id);
+                          "counts joined group %u (first %" PRIu64 ", final %d, %u slices unread).", (int) tid,
+                          (int) pid, in->group->id, rd.counts[0], rd.final, rd.read_errors);
         }
         heirs_drop(m->heirs, tid);
 }
@@ -231,7 +248,7 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
                 return;         /* its library was quicker: this thread's context, alive or not yet released */
         if (manager_lookup(m, tid))
                 return;
-        born = born_at(m, tid, time_ns, &birth);
+        born = born_at(m, tid, ptid, time_ns, &birth);
         if (inheritance_for(m, pid, ppid, ptid, time_ns, &in) < 0 &&
             (!born || inheritance_of_birth(m, &birth, &in) < 0)) {
                 if (born)

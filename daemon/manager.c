@@ -98,6 +98,8 @@ Manager *manager_free(Manager *m) {
         handed_ledger_free(m->handed);
         exit_recheck_free(m->recheck);
         counter_bpf_set_engine(NULL);
+        if (m->heirs)
+                heirs_log_stats(m->heirs);
         heirs_free(m->heirs);
         event_table_free(m->events);
         sd_event_unref(m->event);
@@ -572,8 +574,11 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
         if (r < 0)
                 goto fail;
         /* Born counting while the state it inherits says off: what it counted was never its to. */
-        if (spec->born && !c->enabled)
+        if (spec->born && !c->enabled) {
+                log_debug("Thread %d, born counting, inherits a stopped state: its counts so far are dropped.",
+                          (int) tid);
                 (void) backend->reset(c->counters);
+        }
         /* Its state is the one it was born with, not one it took now: what it created before pmapid
          * read its fork record inherits that (context_counting_at). */
         if (spec->born)

@@ -5,7 +5,7 @@
 #include <linux/types.h>
 
 #define HEIRS_MAX_EVENTS 8              /* MAX_COUNTERS */
-#define HEIRS_MAX_SOURCES 32            /* distinct (event, modes) counted at once, machine-wide */
+#define HEIRS_MAX_SOURCES 16            /* distinct (event, modes) counted at once, machine-wide */
 #define HEIRS_NO_SOURCE 0xff
 
 /* heirs_control.flags, written by pmapid (and copied by the kernel to a new thread) */
@@ -31,8 +31,8 @@ struct heirs_control {
 };
 
 /* heirs_counts.state, written by the kernel */
-#define HEIRS_ON_CPU    0x1u            /* switched in: starts[] holds its start values on that CPU */
 #define HEIRS_FINAL     0x2u            /* switched away dead: counts are final */
+#define HEIRS_EXITING   0x4u            /* in its exit (sched_process_exit): final soon */
 
 /* One per thread with HEIRS_ACCOUNT, keyed by tid: only the kernel writes it after the birth. */
 struct heirs_counts {
@@ -42,12 +42,14 @@ struct heirs_counts {
         __u64 born_ns;
         __u32 state;
         __u32 read_errors;              /* source reads that failed (an event not on this CPU) */
+        __u32 slices;                   /* slices added */
+        __u32 pad;
 };
 
-/* The one element of the config map, written by pmapid before it attaches. */
+/* The one element of the config map, written by pmapid. */
 struct heirs_config {
         __u32 n_cpus;                   /* the sources map holds source * n_cpus + cpu */
-        __u32 pad;
+        __u32 n_sources;                /* sources 0 .. n_sources - 1 may be open; 0: nothing to do */
 };
 
 /* What a source counts: the perf_event_attr fields that name an event and its modes (in_use 0: free). */
@@ -66,5 +68,7 @@ enum {
         HEIRS_STAT_BORN,                /* threads born with a control */
         HEIRS_STAT_BIRTH_FAILED,        /* a map was full: the thread got none (pmapid attaches late) */
         HEIRS_STAT_SLICES,              /* slices added */
+        HEIRS_STAT_UNSEEN_SWITCH,       /* a switch the tracepoint did not show (prev was not the last
+                                         * next on its CPU): the slice since the last one seen went to prev */
         HEIRS_N_STATS,
 };

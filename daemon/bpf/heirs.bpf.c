@@ -2,14 +2,18 @@
  * tracepoints, all before or outside the new task's own code:
  * - task_newtask runs in the creator, inside clone(), before the new task can run: a creator with a
  *   control that inherits gives the new task a copy of it, and zeroed counts;
- * - sched_switch reads the CPU's counters of the events a tracked task counts when the task comes
- *   onto the CPU and again when it leaves: the difference is the task's own slice, added to its
- *   counts while its control says counting;
- * - a task's last switch away (its state TASK_DEAD) ends its last slice: its counts are final,
- *   everything up to the end of its exit included (as getrusage counts it; perf's own task counters
- *   stop a little earlier, at perf_event_exit_task(), for kernel-mode events only).
- * The counters themselves are pmapid's per-CPU perf events (the sources map); no task has one of its
- * own. Nothing here runs for a task without a control beyond two hash lookups per switch. */
+ * - sched_switch reads the CPU's counters (pmapid's per-CPU perf events, the sources) at every
+ *   switch while any source is open: what they counted since the last switch on that CPU is the
+ *   slice of the task leaving it, added to its counts while its control says counting. A slice is
+ *   measured from the last switch the tracepoint showed on the CPU, not from the task's own arrival:
+ *   a switch it did not show (seen here, rarely, around the idle task) then costs nothing, since
+ *   the idle task counts no page faults;
+ * - a task's last switch away (its state TASK_DEAD) makes its counts final, its whole exit
+ *   included (as getrusage counts it; perf's own task counters stop a little earlier, at
+ *   perf_event_exit_task(), for kernel-mode events only); sched_process_exit marks it exiting
+ *   before, so that a reader knows to wait for that switch.
+ * No task has a counter of its own. Beyond the reads of the open sources, a switch costs two hash
+ * lookups. */
 #include <linux/bpf.h>
 #include <linux/types.h>
 #include <bpf/bpf_helpers.h>
@@ -35,12 +39,6 @@ struct task_struct___old {
 
 #define TASK_DEAD 0x80
 
-static __always_inline int task_dead(struct task_struct *t) {
-        if (bpf_core_field_exists(((struct task_struct___new *) t)->__state))
-                return BPF_CORE_READ((struct task_struct___new *) t, __state) == TASK_DEAD;
-        return BPF_CORE_READ((struct task_struct___old *) t, state) == TASK_DEAD;
-}
-
 char LICENSE[] SEC("license") = "GPL";
 
 struct {
@@ -64,13 +62,21 @@ struct {
         __uint(max_entries, HEIRS_MAX_SOURCES); /* times the CPUs, set before loading */
 } sources SEC(".maps");
 
-/* Per CPU: each source's value when the task now on that CPU came onto it. */
+/* Per CPU: each source's value at the last switch seen on that CPU. */
 struct {
         __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
         __uint(max_entries, HEIRS_MAX_SOURCES);
         __type(key, __u32);
         __type(value, struct bpf_perf_event_value);
 } starts SEC(".maps");
+
+/* Per CPU: the task the last switch seen on that CPU brought in. */
+struct {
+        __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+        __uint(max_entries, 1);
+        __type(key, __u32);
+        __type(value, __u32);
+} last_next SEC(".maps");
 
 struct {
         __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -99,6 +105,12 @@ static __always_inline void stat_add(__u32 which) {
 
         if (v)
                 *v += 1;
+}
+
+static __always_inline int task_dead(struct task_struct *t) {
+        if (bpf_core_field_exists(((struct task_struct___new *) t)->__state))
+                return BPF_CORE_READ((struct task_struct___new *) t, __state) == TASK_DEAD;
+        return BPF_CORE_READ((struct task_struct___old *) t, state) == TASK_DEAD;
 }
 
 SEC("tp_btf/task_newtask")
@@ -134,46 +146,6 @@ int BPF_PROG(heirs_newtask, struct task_struct *task, unsigned long clone_flags)
         return 0;
 }
 
-static __always_inline __u32 n_cpus(void) {
-        __u32 zero = 0;
-        struct heirs_config *c = bpf_map_lookup_elem(&config, &zero);
-
-        return c ? c->n_cpus : 0;
-}
-
-/* The slice of the task whose counts are n ends now on cpu: the sources' values now less those at
- * its start are added while its control says counting. */
-static __always_inline void slice_add(struct heirs_control *c, struct heirs_counts *n, __u32 cpu, __u32 ncpu) {
-        __u32 i;
-
-        n->state &= ~HEIRS_ON_CPU;
-        if (!(c->flags & HEIRS_COUNTING))
-                return;
-        for (i = 0; i < HEIRS_MAX_EVENTS; i++) {
-                struct bpf_perf_event_value now, *start;
-                __u32 src;
-
-                if (i >= c->n_events)
-                        break;
-                src = c->sources[i];
-                if (src >= HEIRS_MAX_SOURCES)
-                        continue;
-                start = bpf_map_lookup_elem(&starts, &src);
-                if (!start)
-                        continue;
-                if (bpf_perf_event_read_value(&sources, src * ncpu + cpu, &now, sizeof(now)) < 0) {
-                        n->read_errors++;
-                        continue;
-                }
-                n->counts[i] += now.counter - start->counter;
-                if (i == 0) {
-                        n->enabled_ns += now.enabled - start->enabled;
-                        n->running_ns += now.running - start->running;
-                }
-        }
-        stat_add(HEIRS_STAT_SLICES);
-}
-
 /* The control and counts of tid, where it is counted here. */
 static __always_inline struct heirs_counts *tracked(__u32 tid, struct heirs_control **ret) {
         struct heirs_control *c = bpf_map_lookup_elem(&controls, &tid);
@@ -184,46 +156,84 @@ static __always_inline struct heirs_counts *tracked(__u32 tid, struct heirs_cont
         return bpf_map_lookup_elem(&counts, &tid);
 }
 
-/* next comes onto the CPU: the sources' values now start its slice. */
-static __always_inline void slice_start(struct heirs_control *c, struct heirs_counts *n, __u32 cpu, __u32 ncpu) {
-        __u32 i;
+/* Event i of task c's slice: its source's value now less that at the last switch on this CPU. A
+ * source opened since that switch has no value there yet: the slice adds nothing for it. */
+static __always_inline void slice_add_event(struct heirs_control *c, struct heirs_counts *n, __u32 i, __u32 cpu,
+                                            __u32 ncpu) {
+        struct bpf_perf_event_value now, *last;
+        __u32 src = c->sources[i & (HEIRS_MAX_EVENTS - 1)];
 
-        if (n->state & HEIRS_FINAL)
-                return;                 /* in its exit: counted up to its exit record, as perf does */
-        for (i = 0; i < HEIRS_MAX_EVENTS; i++) {
-                struct bpf_perf_event_value *start;
-                __u32 src;
-
-                if (i >= c->n_events)
-                        break;
-                src = c->sources[i];
-                if (src >= HEIRS_MAX_SOURCES)
-                        continue;
-                start = bpf_map_lookup_elem(&starts, &src);
-                if (!start)
-                        continue;
-                if (bpf_perf_event_read_value(&sources, src * ncpu + cpu, start, sizeof(*start)) < 0)
-                        __builtin_memset(start, 0, sizeof(*start));
+        if (src >= HEIRS_MAX_SOURCES)
+                return;
+        last = bpf_map_lookup_elem(&starts, &src);
+        if (!last || last->enabled == 0)
+                return;
+        if (bpf_perf_event_read_value(&sources, src * ncpu + cpu, &now, sizeof(now)) < 0) {
+                n->read_errors++;
+                return;
         }
-        n->state |= HEIRS_ON_CPU;
+        if (now.counter >= last->counter)
+                n->counts[i & (HEIRS_MAX_EVENTS - 1)] += now.counter - last->counter;
+        if (i == 0 && now.enabled >= last->enabled && now.running >= last->running) {
+                n->enabled_ns += now.enabled - last->enabled;
+                n->running_ns += now.running - last->running;
+        }
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next) {
-        __u32 cpu = bpf_get_smp_processor_id();
-        __u32 ncpu = n_cpus();
+        __u32 zero = 0, cpu = bpf_get_smp_processor_id();
+        struct heirs_config *cfg = bpf_map_lookup_elem(&config, &zero);
+        __u32 *last_tid = bpf_map_lookup_elem(&last_next, &zero);
         struct heirs_control *c;
         struct heirs_counts *n;
+        __u32 ncpu, nsrc, i;
 
-        if (cpu >= ncpu)
+        if (!cfg || !last_tid)
                 return 0;
+        ncpu = cfg->n_cpus;
+        nsrc = cfg->n_sources;
+        if (cpu >= ncpu || nsrc == 0)
+                return 0;
+        if (*last_tid != (__u32) prev->pid)
+                stat_add(HEIRS_STAT_UNSEEN_SWITCH);
+        *last_tid = (__u32) next->pid;
+
         n = tracked((__u32) prev->pid, &c);
-        if (n && (n->state & HEIRS_ON_CPU))
-                slice_add(c, n, cpu, ncpu);
-        if (n && task_dead(prev))
-                n->state |= HEIRS_FINAL;
-        n = tracked((__u32) next->pid, &c);
+        if (n && !(n->state & HEIRS_FINAL)) {
+                if (c->flags & HEIRS_COUNTING) {
+                        for (i = 0; i < HEIRS_MAX_EVENTS; i++) {
+                                if (i >= c->n_events)
+                                        break;
+                                slice_add_event(c, n, i, cpu, ncpu);
+                        }
+                        n->slices++;
+                        stat_add(HEIRS_STAT_SLICES);
+                }
+                if (task_dead(prev))
+                        n->state |= HEIRS_FINAL;
+        }
+        /* Every open source's value now starts the next slice on this CPU. */
+        for (i = 0; i < HEIRS_MAX_SOURCES; i++) {
+                struct bpf_perf_event_value *last;
+                __u32 src = i;
+
+                if (i >= nsrc)
+                        break;
+                last = bpf_map_lookup_elem(&starts, &src);
+                if (last && bpf_perf_event_read_value(&sources, src * ncpu + cpu, last, sizeof(*last)) < 0)
+                        __builtin_memset(last, 0, sizeof(*last));
+        }
+        return 0;
+}
+
+/* A task in its exit: its counts are final at its last switch away, which a reader waits for. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(heirs_exit) {
+        struct heirs_control *c;
+        struct heirs_counts *n = tracked((__u32) bpf_get_current_pid_tgid(), &c);
+
         if (n)
-                slice_start(c, n, cpu, ncpu);
+                n->state |= HEIRS_EXITING;
         return 0;
 }

@@ -189,3 +189,9 @@ int system_stop_and_sum_cpus(pm_data_t *ret_total, long long *ret_sum) {
         *ret_sum = sum;
         return r;
 }
+
+KernelView kernel_view_now(void) {
+        long long n = thread_faults();
+
+        return (KernelView) { n, n };
+}

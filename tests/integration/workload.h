@@ -47,3 +47,15 @@ int run_pinned(int cpu, long pages);
  * (those never online skipped), read while stopped so that nothing moves in between. 0 or the
  * first PM_E* code. */
 int system_stop_and_sum_cpus(pm_data_t *ret_total, long long *ret_sum);
+
+/* A thread born counting (where pmapid inherits inside the kernel) counted its n pages and exactly
+ * what the kernel counted of its faults up to the moment its counting stopped, which k brackets.
+ * Uses check.h. */
+#define CHECK_SEEN_BY_KERNEL(value, n, k)                                                          \
+        do {                                                                                       \
+                CHECK_RANGE(value, (k).before, (k).after);                                         \
+                CHECK((value) >= (long long) (n));                                                 \
+        } while (0)
+/* The kernel's count now, before and after alike: the last act of a thread that is read without
+ * stopping itself, and does nothing that faults before its reader reads it. */
+KernelView kernel_view_now(void);

@@ -1,0 +1,310 @@
+/* test-creation-paths.c: a descendant group counts every thread and process its members create,
+ * from their first instruction, whatever creates them (AIX inherits inside the kernel; pmapid does
+ * with KernelInheritance): pthread_create, fork, a raw clone(2) thread as Go's runtime makes them,
+ * a raw clone(2) process sharing memory, vfork + exec, posix_spawn and system() of a static
+ * worker. Each path: 20 workers touching 1,000 pages each at once, on CPUs kept busy by spinners,
+ * as root and as uid 65534. The group's growth must equal what perf stat would count over the same
+ * window: a page-fault counter with perf's own inheritance opened on the creating thread (it counts
+ * that thread and everything it creates, as perf stat counts a command), and the group must not be
+ * partial. getrusage's count is printed beside them: it is one fault per exec higher (copying the
+ * arguments to the new stack goes through get_user_pages, which perf's event does not see), and a
+ * little lower when parent and child copy the same pages at once after fork (perf counts a fault
+ * the other CPU resolved first). */
+#include <errno.h>
+#include <linux/futex.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bus-fixture.h"
+#include "check.h"
+#include "pmapi.h"
+#include "workload.h"
+
+extern char **environ;
+
+static BusFixture fixture;
+
+#define WORKERS 20
+#define PAGES 1000
+#define STACK_SIZE (64 * 1024)
+/* The group's window is a little wider than the reference's: the few faults of the creator between
+ * its group reads and its reads of the reference (sd-bus's messages). */
+#define WINDOW_FAULTS 3
+
+typedef enum Path {
+        PATH_PTHREAD, PATH_FORK, PATH_RAW_THREAD, PATH_RAW_PROCESS, PATH_VFORK_EXEC, PATH_POSIX_SPAWN,
+        PATH_SYSTEM, _PATH_MAX
+} Path;
+
+static const char *const path_names[_PATH_MAX] = {
+        "pthread_create", "fork", "raw clone thread", "raw clone process (shared memory)",
+        "vfork + exec", "posix_spawn", "system()",
+};
+
+/* perf stat's count of the calling thread and everything it creates from now: user-mode page
+ * faults, inherited by the kernel. */
+static int perf_inherit_counter(void) {
+        struct perf_event_attr a = {
+                .type = PERF_TYPE_SOFTWARE,
+                .size = sizeof(a),
+                .config = PERF_COUNT_SW_PAGE_FAULTS,
+                .inherit = 1,
+                .exclude_kernel = 1,
+                .exclude_hv = 1,
+        };
+
+        return (int) syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static long long perf_read(int fd) {
+        uint64_t v;
+
+        return read(fd, &v, sizeof(v)) == sizeof(v) ? (long long) v : -1;
+}
+
+/* The faults of this process's threads, live and exited, and of the children it waited for. */
+static long long process_faults(void) {
+        struct rusage self, children;
+
+        if (getrusage(RUSAGE_SELF, &self) < 0 || getrusage(RUSAGE_CHILDREN, &children) < 0)
+                return -1;
+        return self.ru_minflt + self.ru_majflt + children.ru_minflt + children.ru_majflt;
+}
+
+/* Touches PAGES fresh pages with nothing but system calls: safe in a raw clone, which has no libc
+ * thread of its own (no TLS, so no errno). */
+static int touch_raw(void) {
+        long page = sysconf(_SC_PAGESIZE);
+        char *p = (char *) syscall(SYS_mmap, NULL, (size_t) PAGES * page, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+        if (p == MAP_FAILED)
+                return 1;
+        (void) syscall(SYS_madvise, p, (size_t) PAGES * page, MADV_NOHUGEPAGE);
+        for (long i = 0; i < PAGES; i++)
+                p[i * page] = 1;
+        return 0;
+}
+
+static int raw_thread_main(void *arg) {
+        (void) arg;
+        syscall(SYS_exit, touch_raw());
+        return 0;
+}
+
+static void *pthread_main(void *arg) {
+        (void) arg;
+        return (void *) (intptr_t) touch_fresh_pages(PAGES);
+}
+
+/* The kernel clears the word and wakes it at the raw thread's exit (CLONE_CHILD_CLEARTID). */
+static void wait_cleared(volatile pid_t *tid) {
+        pid_t t;
+
+        while ((t = __atomic_load_n(tid, __ATOMIC_ACQUIRE)) != 0)
+                (void) syscall(SYS_futex, tid, FUTEX_WAIT, t, NULL, NULL, 0);
+}
+
+typedef struct Worker {
+        pid_t pid;                      /* a process's, for waitpid */
+        pthread_t thread;
+        volatile pid_t raw_tid;         /* a raw thread's, cleared at its exit */
+        void *stack;
+} Worker;
+
+static int start_worker(Path p, Worker *w, const char *worker_path) {
+        char pages[16], command[512];
+        char *argv[] = { (char *) worker_path, pages, NULL };
+        int flags;
+
+        snprintf(pages, sizeof(pages), "%d", PAGES);
+        switch (p) {
+        case PATH_PTHREAD:
+                return pthread_create(&w->thread, NULL, pthread_main, NULL) == 0 ? 0 : -1;
+        case PATH_FORK:
+                w->pid = fork();
+                if (w->pid == 0)
+                        _exit(touch_fresh_pages(PAGES) == 0 ? 0 : 1);
+                return w->pid > 0 ? 0 : -1;
+        case PATH_RAW_THREAD:
+        case PATH_RAW_PROCESS:
+                w->stack = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+                                -1, 0);
+                if (w->stack == MAP_FAILED)
+                        return -1;
+                flags = p == PATH_RAW_THREAD ?
+                        CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+                        CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID : CLONE_VM | SIGCHLD;
+                w->pid = clone(raw_thread_main, (char *) w->stack + STACK_SIZE, flags, NULL,
+                               &w->raw_tid, NULL, &w->raw_tid);
+                return w->pid > 0 ? 0 : -1;
+        case PATH_VFORK_EXEC:
+                w->pid = vfork();
+                if (w->pid == 0) {
+                        execv(worker_path, argv);
+                        _exit(127);
+                }
+                return w->pid > 0 ? 0 : -1;
+        case PATH_POSIX_SPAWN:
+                return posix_spawn(&w->pid, worker_path, NULL, NULL, argv, environ) == 0 ? 0 : -1;
+        case PATH_SYSTEM:
+                snprintf(command, sizeof(command), "%s %d", worker_path, PAGES);
+                return system(command) == 0 ? 0 : -1;
+        default:
+                return -1;
+        }
+}
+
+static int finish_worker(Path p, Worker *w) {
+        void *ret = NULL;
+        int status = 0;
+
+        switch (p) {
+        case PATH_PTHREAD:
+                return pthread_join(w->thread, &ret) == 0 && ret == NULL ? 0 : -1;
+        case PATH_RAW_THREAD:
+                wait_cleared(&w->raw_tid);
+                (void) munmap(w->stack, STACK_SIZE);
+                return 0;
+        case PATH_SYSTEM:
+                return 0;               /* system() waited */
+        default:
+                if (waitpid(w->pid, &status, 0) != w->pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                        return -1;
+                if (p == PATH_RAW_PROCESS)
+                        (void) munmap(w->stack, STACK_SIZE);
+                return 0;
+        }
+}
+
+/* One path: a descendant group on this thread, the workers, and the group's growth against the
+ * kernel's count of the same window. */
+static int path_body(void *arg) {
+        Path p = (Path) (intptr_t) arg;
+        const char *worker_path = getenv("PMAPI_SPAWN_WORKER");
+        static Worker w[WORKERS];
+        pm_data_t g0, g1;
+        long long k0, k1, p0, p1, grew;
+        pm_prog_t prog;
+        int started = 0, failed = 0, perf;
+
+        CHECK(worker_path != NULL);
+        perf = perf_inherit_counter();
+        CHECK(perf >= 0);
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
+        CHECK_RC(pm_set_program_mygroup(&prog), 0);
+        CHECK_RC(pm_get_data_mygroup(&g0), 0);          /* warm: the reads below fault no more */
+        CHECK_RC(pm_get_data_mygroup(&g0), 0);
+        p0 = perf_read(perf);
+        k0 = process_faults();
+        for (; started < WORKERS; started++)
+                if (start_worker(p, &w[started], worker_path) < 0)
+                        break;
+        for (int i = 0; i < started; i++)
+                failed += finish_worker(p, &w[i]) < 0;
+        /* A fork write-protected this process's pages: the read's first writes to them fault, inside
+         * both windows, so that the read after the reference's finds them written. */
+        CHECK_RC(pm_get_data_mygroup(&g1), 0);
+        k1 = process_faults();
+        p1 = perf_read(perf);
+        CHECK_RC(pm_get_data_mygroup(&g1), 0);
+        CHECK_RC(pm_delete_program_mygroup(), 0);
+        close(perf);
+        CHECK(started == WORKERS && failed == 0);
+
+        grew = g1.accu[0] - g0.accu[0];
+        print_message("# %s: the group grew by %lld, perf's inherited counter by %lld, getrusage by %lld "
+                      "(%d workers of %d pages)\n", path_names[p], grew, p1 - p0, k1 - k0, WORKERS, PAGES);
+        CHECK(!g1.ginfo.flags.b.partial);
+        CHECK(grew >= (long long) WORKERS * PAGES);
+        CHECK_RANGE(grew, p1 - p0, p1 - p0 + WINDOW_FAULTS);
+        return 0;
+}
+
+/* Two processes spinning for the test's length: exactness must not depend on an idle machine. */
+static pid_t spinners[2];
+
+static void spin_start(void) {
+        for (size_t i = 0; i < 2; i++) {
+                spinners[i] = fork();
+                if (spinners[i] == 0) {
+                        (void) alarm(600);
+                        for (;;)
+                                __asm__ volatile("" ::: "memory");
+                }
+        }
+}
+
+static void spin_stop(void) {
+        for (size_t i = 0; i < 2; i++)
+                if (spinners[i] > 0) {
+                        (void) kill(spinners[i], SIGKILL);
+                        (void) waitpid(spinners[i], NULL, 0);
+                }
+}
+
+static void run_path(Path p) {
+        int as_root, as_nobody;
+
+        if (!kernel_inheritance())
+                skip();                 /* pmapid without BPF attaches late: test-inheritance covers it */
+        spin_start();
+        as_root = path_body((void *) (intptr_t) p);
+        as_nobody = run_as_nobody(path_body, (void *) (intptr_t) p);
+        spin_stop();
+        assert_int_equal(as_root, 0);
+        assert_int_equal(as_nobody, 0);
+}
+
+static void test_pthread_create(void **state) { (void) state; run_path(PATH_PTHREAD); }
+static void test_fork(void **state) { (void) state; run_path(PATH_FORK); }
+static void test_raw_clone_thread(void **state) { (void) state; run_path(PATH_RAW_THREAD); }
+static void test_raw_clone_process(void **state) { (void) state; run_path(PATH_RAW_PROCESS); }
+static void test_vfork_exec(void **state) { (void) state; run_path(PATH_VFORK_EXEC); }
+static void test_posix_spawn(void **state) { (void) state; run_path(PATH_POSIX_SPAWN); }
+static void test_system(void **state) { (void) state; run_path(PATH_SYSTEM); }
+
+static int setup(void **state) {
+        static const char *const shared[] = { "PMAPI_SPAWN_WORKER", NULL };
+
+        (void) state;
+        if (bus_fixture_start(&fixture, NULL) != 0)
+                return -1;
+        return bus_fixture_share_programs(&fixture, shared);
+}
+
+static int teardown(void **state) {
+        (void) state;
+        spin_stop();
+        return bus_fixture_stop(&fixture);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_pthread_create),
+                cmocka_unit_test(test_fork),
+                cmocka_unit_test(test_raw_clone_thread),
+                cmocka_unit_test(test_raw_clone_process),
+                cmocka_unit_test(test_vfork_exec),
+                cmocka_unit_test(test_posix_spawn),
+                cmocka_unit_test(test_system),
+        };
+
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

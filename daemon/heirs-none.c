@@ -40,6 +40,9 @@ bool heirs_born(Heirs *h, pid_t tid, HeirsBirth *ret) {
         return false;
 }
 
+void heirs_foreach_born(Heirs *h, void (*fn)(pid_t tid, void *userdata), void *userdata) {
+}
+
 bool heirs_carries(Heirs *h, pid_t tid) {
         return false;
 }

@@ -4,6 +4,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <glib.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -347,10 +348,29 @@ bool heirs_born(Heirs *h, pid_t tid, HeirsBirth *ret) {
         if (!h || bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) < 0 || !(c.flags & HEIRS_ACCOUNT))
                 return false;
         if (ret)
-                *ret = (HeirsBirth) { .born_ns = c.born_ns, .creator = (pid_t) c.creator, .group_id = c.group,
+                *ret = (HeirsBirth) { .born_ns = c.born_ns, .creator = (pid_t) c.creator, .pid = (pid_t) c.tgid,
+                                      .group_id = c.group,
                                       .creator_counting = c.flags & HEIRS_CREATOR_COUNTING,
                                       .counting = c.flags & HEIRS_COUNTING };
         return true;
+}
+
+void heirs_foreach_born(Heirs *h, void (*fn)(pid_t tid, void *userdata), void *userdata) {
+        GArray *born = g_array_new(FALSE, FALSE, sizeof(__u32));
+        struct heirs_control c;
+        __u32 key, next;
+        bool first = true;
+
+        /* The keys first: fn may delete while the walk would go on. */
+        while (bpf_map_get_next_key(h->maps[MAP_CONTROLS], first ? NULL : &key, &next) == 0) {
+                first = false;
+                key = next;
+                if (bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) == 0 && (c.flags & HEIRS_ACCOUNT))
+                        g_array_append_val(born, key);
+        }
+        for (guint i = 0; i < born->len; i++)
+                fn((pid_t) g_array_index(born, __u32, i), userdata);
+        g_array_free(born, TRUE);
 }
 
 bool heirs_carries(Heirs *h, pid_t tid) {

@@ -54,6 +54,7 @@ void heirs_drop(Heirs *h, pid_t tid);
 typedef struct HeirsBirth {
         uint64_t born_ns;               /* CLOCK_MONOTONIC */
         pid_t creator;                  /* the creating thread */
+        pid_t pid;                      /* its process */
         unsigned group_id;              /* its creator's group (0: none) */
         bool creator_counting;          /* its creator's state then, as pmapid had told the kernel */
         bool counting;                  /* whether its own slices count now */
@@ -61,6 +62,9 @@ typedef struct HeirsBirth {
 
 /* Whether tid was born with a control and not yet dropped (ret may be NULL). */
 bool heirs_born(Heirs *h, pid_t tid, HeirsBirth *ret);
+/* Calls fn(tid, userdata) for every thread born with a control and not yet dropped (fn may drop it). */
+void heirs_foreach_born(Heirs *h, void (*fn)(pid_t tid, void *userdata), void *userdata);
+
 /* Whether tid passes a control on to what it creates (a carrier, or a born thread that inherits). */
 bool heirs_carries(Heirs *h, pid_t tid);
 

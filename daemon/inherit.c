@@ -234,6 +234,49 @@ static void dead_birth(Manager *m, const Inheritance *in, pid_t pid, pid_t tid, 
         heirs_drop(m->heirs, tid);
 }
 
+/* A born thread pmapid had no record of (its fork record lost: a ring that overflowed, or written
+ * while pmapid re-executed): made a context, or its counts its group's, from its control alone. */
+static void sweep_birth(pid_t tid, void *userdata) {
+        _cleanup_close_ int pidfd = -1;
+        Manager *m = userdata;
+        HeirsBirth birth;
+        Inheritance in;
+        Context *parent, *c;
+        int r;
+
+        if (g_hash_table_contains(m->threads, GINT_TO_POINTER(tid)) || !heirs_born(m->heirs, tid, &birth))
+                return;
+        parent = manager_lookup(m, birth.creator);
+        if ((!parent || inheritance_for(m, birth.pid, parent->pid, birth.creator, birth.born_ns, &in) < 0) &&
+            inheritance_of_birth(m, &birth, &in) < 0) {
+                heirs_drop(m->heirs, tid);
+                return;
+        }
+        r = thread_pin(birth.pid, tid, &pidfd);
+        if (r >= 0)
+                r = attach_inheritance(m, &in, birth.pid, tid, parent ? parent->pid : birth.pid, pidfd,
+                                       CONTEXT_FORK_RECORD, &c);
+        if (r == -ESRCH || r == -ENOENT) {
+                dead_birth(m, &in, birth.pid, tid, &birth);
+                return;
+        }
+        if (r < 0) {
+                if (in.group)
+                        manager_group_missed(m, in.group, birth.pid, tid, pidfd, r);
+                return;
+        }
+        TAKE_FD(pidfd);
+        log_debug("Thread %d of pid %d, born counting, adopted without its fork record.", (int) tid, (int) birth.pid);
+}
+
+size_t manager_sweep_births(Manager *m) {
+        size_t before = manager_n_contexts(m);
+
+        if (m->heirs)
+                heirs_foreach_born(m->heirs, sweep_birth, m);
+        return manager_n_contexts(m) - MIN(before, manager_n_contexts(m));
+}
+
 static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_ns, void *userdata) {
         _cleanup_close_ int pidfd = -1;
         Manager *m = userdata;

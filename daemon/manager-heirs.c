@@ -31,6 +31,7 @@ void manager_start_heirs(Manager *m, unsigned max_threads) {
         const char *forced = getenv("PMAPID_KERNEL_INHERITANCE");
         GHashTableIter it;
         gpointer value;
+        size_t n;
         int r;
 
         if (!m->heirs && forced && strcmp(forced, "no") == 0) {
@@ -54,4 +55,11 @@ void manager_start_heirs(Manager *m, unsigned max_threads) {
         g_hash_table_iter_init(&it, m->threads);
         while (g_hash_table_iter_next(&it, NULL, &value))
                 manager_carry(m, value);
+        /* Threads born while no image read the fork records (a re-exec, a restart through the fd
+         * store): the records the rings kept first, then their controls say what the others are. */
+        if (m->fork_watch)
+                fork_watch_flush(m->fork_watch);
+        n = manager_sweep_births(m);
+        if (n > 0)
+                log_info("%zu threads born while pmapid was away attached from their controls.", n);
 }

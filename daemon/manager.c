@@ -334,6 +334,7 @@ void manager_exits_lost(uint64_t n_lost, void *userdata) {
         Manager *m = userdata;
         size_t n = manager_sweep_dead(m);
 
+        (void) manager_sweep_births(m);         /* births among the records lost */
         log_info("%" PRIu64 " thread records lost: %zu contexts of exited threads found by a sweep.", n_lost, n);
 }
 

@@ -247,5 +247,8 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
 /* Inheritance inside the kernel: thread c's creations are born counting (heirs.h), where the engine
  * runs and c's program passes on; otherwise nothing (they are attached after the fact). */
 void manager_carry(Manager *m, Context *c);
+/* Born threads pmapid has no context of (their fork records lost): attached, or their counts added to
+ * their group if they are gone. Returns the contexts added. */
+size_t manager_sweep_births(Manager *m);
 /* Starts the engine (after a handover restored none); logs why not where it cannot run. */
 void manager_start_heirs(Manager *m, unsigned max_threads);

@@ -1,5 +1,6 @@
 /* preload-target.c: the workload of test-preload.c, deliberately not linked with libpmapi (pmcount
- * preloads libpmapi-preload.so, which loads libpmapi at the first pthread_create or fork). Each
+ * preloads libpmapi-preload.so, which loads libpmapi at the first pthread_create or fork, unless
+ * pmapid inherits inside the kernel). Each
  * mode ends by printing "libpmapi PATH", the libpmapi.so.1 file mapped then ("none" if there is
  * none), and exits with 0, or 1 if a call failed.
  *   maps              creates no thread and forks no child; prints "module-pages N", the pages
@@ -14,7 +15,12 @@
  * Each mode first runs the touch loop once in main, so that its code is paged in before the threads
  * count. pt-libc sleeps 20 ms first, and pt-other after its touches: pmapid attaches them from their
  * fork records meanwhile (a thread that exits unattached leaves the group partial, and pmcount says
- * so with status 124). */
+ * so with status 124).
+ * The kernel's own counts come before the libpmapi line, for a pmapid that counts threads from
+ * their birth: "tid NAME TID" for each thread (and pt-child), "kernel-lives NAME[,NAME...] N", the
+ * page faults of those threads' whole lives in both modes (getrusage; wait4 for pt-child), and
+ * "kernel-at-end NAME N", a toucher's own count after its touches (its exit still to come). maps
+ * prints "LD_PRELOAD VALUE" and "PMAPI_INHERIT VALUE" ("unset" for none). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -24,6 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +39,56 @@ typedef int (*PthreadCreate)(pthread_t *, const pthread_attr_t *, void *(*)(void
 static size_t pages;
 static PthreadCreate libc_create;
 static pthread_barrier_t start_line;
+
+/* The kernel's counts, printed by main at the end: touchers and pt-libc write them before they
+ * are joined. */
+#define MAX_RECORDS 16
+static struct {
+        unsigned n;
+        struct {
+                const char *what, *names;
+                long long n;
+        } r[MAX_RECORDS];
+} records;
+
+static void record(const char *what, const char *names, long long n) {
+        unsigned i = __atomic_fetch_add(&records.n, 1, __ATOMIC_RELAXED);
+
+        if (i < MAX_RECORDS) {
+                records.r[i].what = what;
+                records.r[i].names = names;
+                records.r[i].n = n;
+        }
+}
+
+static void print_records(void) {
+        for (unsigned i = 0; i < records.n && i < MAX_RECORDS; i++)
+                printf("%s %s %lld\n", records.r[i].what, records.r[i].names, records.r[i].n);
+}
+
+/* getrusage's minor and major faults: the caller's own (RUSAGE_THREAD) or the process's, its
+ * exited threads included (RUSAGE_SELF). */
+static long long faults(int who) {
+        struct rusage ru;
+
+        return getrusage(who, &ru) == 0 ? ru.ru_minflt + ru.ru_majflt : -1;
+}
+
+/* The faults of the other threads in a stretch of the caller's life: those it creates and joins
+ * in it, when no other thread runs then. */
+typedef struct Span {
+        long long process, own;
+} Span;
+
+static Span span_begin(void) {
+        return (Span) { faults(RUSAGE_SELF), faults(RUSAGE_THREAD) };
+}
+
+static long long span_others(const Span *s) {
+        long long own = faults(RUSAGE_THREAD);
+
+        return faults(RUSAGE_SELF) - s->process - (own - s->own);
+}
 
 /* Maps n fresh pages (no huge pages) and writes one byte to each: n page faults. */
 static int touch(size_t n) {
@@ -49,8 +106,13 @@ static int touch(size_t n) {
 
 /* Names the thread, then touches its pages: the name first, so that a failure shows whose it is. */
 static void *toucher(void *name) {
+        int r;
+
         (void) prctl(PR_SET_NAME, name);
-        return (void *) (intptr_t) touch(pages);
+        record("tid", name, gettid());
+        r = touch(pages);
+        record("kernel-at-end", name, faults(RUSAGE_THREAD));
+        return (void *) (intptr_t) r;
 }
 
 static int join(pthread_t t) {
@@ -64,7 +126,12 @@ static int spawn(pthread_t *t, const char *name) {
         return pthread_create(t, NULL, toucher, (void *) name) == 0 ? 0 : -1;
 }
 
+/* getrusage's and gettid's code and the records' page too, so that no thread pays for paging them
+ * in. */
 static int warm_up(void) {
+        memset(&records, 0, sizeof(records));
+        if (gettid() <= 0 || faults(RUSAGE_SELF) < 0 || faults(RUSAGE_THREAD) < 0)
+                return -1;
         return touch(1);
 }
 
@@ -78,15 +145,21 @@ static void *lingering_toucher(void *name) {
         return r;
 }
 
+/* Without the race, main waits in pthread_join meanwhile: pt-other's life is the span's. */
 static void *libc_thread(void *wait) {
         pthread_t t;
+        Span s;
 
         (void) prctl(PR_SET_NAME, "pt-libc");
+        record("tid", "pt-libc", gettid());
         (void) usleep(20 * 1000);
         if (wait)
                 (void) pthread_barrier_wait(&start_line);
+        s = span_begin();
         if (pthread_create(&t, NULL, lingering_toucher, (void *) "pt-other") != 0 || join(t) < 0)
                 return (void *) 1;
+        if (!wait)
+                record("kernel-lives", "pt-other", span_others(&s));
         return NULL;
 }
 
@@ -138,23 +211,34 @@ static int run_maps(void) {
         (void) maps_line_count("/libpmapi-preload.so", &module_pages);
         libs = maps_line_count("/libpmapi.so", NULL) + maps_line_count("/libsystemd.so", NULL);
         printf("module-pages %d\n", module_pages);
+        printf("LD_PRELOAD %s\n", getenv("LD_PRELOAD") ?: "unset");
+        printf("PMAPI_INHERIT %s\n", getenv("PMAPI_INHERIT") ?: "unset");
         print_libpmapi();
         return libs == 0 ? 0 : 3;
 }
 
 static int run_threads(void) {
         pthread_t t;
+        Span s;
 
-        if (warm_up() < 0 || spawn(&t, "pt-first") < 0 || join(t) < 0)
+        if (warm_up() < 0)
                 return 1;
+        s = span_begin();
+        if (spawn(&t, "pt-first") < 0 || join(t) < 0)
+                return 1;
+        record("kernel-lives", "pt-first", span_others(&s));
         pages *= 2;
+        s = span_begin();
         if (spawn(&t, "pt-second") < 0 || join(t) < 0)
                 return 1;
+        record("kernel-lives", "pt-second", span_others(&s));
+        print_records();
         print_libpmapi();
         return 0;
 }
 
 static int run_fork(void) {
+        struct rusage ru;
         int status;
         pid_t pid;
 
@@ -168,30 +252,44 @@ static int run_fork(void) {
                 (void) prctl(PR_SET_NAME, "pt-child");
                 _exit(touch(pages) < 0 ? 1 : 0);
         }
-        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
                 return 1;
+        record("tid", "pt-child", pid);
+        record("kernel-lives", "pt-child", ru.ru_minflt + ru.ru_majflt);
+        print_records();
         print_libpmapi();
         return 0;
 }
 
+/* In the race the three threads' lives overlap: the kernel counts them together. */
 static int run_late_first(bool race) {
         pthread_t other, own;
         int r = 0;
+        Span all, s;
 
         if (warm_up() < 0)
                 return 1;
         if (race && pthread_barrier_init(&start_line, NULL, 2) != 0)
                 return 1;
+        all = span_begin();
         if (libc_create(&other, NULL, libc_thread, (void *) (uintptr_t) race) != 0)
                 return 1;
         if (race)
                 (void) pthread_barrier_wait(&start_line);
         else if (join(other) < 0)
                 return 1;
+        else
+                record("kernel-lives", "pt-libc,pt-other", span_others(&all));
+        s = span_begin();
         if (spawn(&own, "pt-main") < 0 || join(own) < 0)
                 r = 1;
+        if (!race)
+                record("kernel-lives", "pt-main", span_others(&s));
         if (race && join(other) < 0)
                 r = 1;
+        if (race)
+                record("kernel-lives", "pt-libc,pt-main,pt-other", span_others(&all));
+        print_records();
         print_libpmapi();
         return r;
 }

@@ -25,11 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <systemd/sd-bus.h>
 
 #include "bus-fixture.h"
 #include "check.h"
@@ -244,7 +246,8 @@ static void spin_start(void) {
         for (size_t i = 0; i < 2; i++) {
                 spinners[i] = fork();
                 if (spinners[i] == 0) {
-                        (void) alarm(600);
+                        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);  /* never outlive a crashed test */
+                        (void) alarm(300);
                         for (;;)
                                 __asm__ volatile("" ::: "memory");
                 }
@@ -270,6 +273,99 @@ static void run_path(Path p) {
         spin_stop();
         assert_int_equal(as_root, 0);
         assert_int_equal(as_nobody, 0);
+}
+
+/* pmapid re-executed (SIGHUP, as `systemctl reload`) three times while the creator makes 200 raw
+ * clone threads one after the other: the kernel's programs never stop, so every thread is born
+ * counting and the group is still exactly what perf's inherited counter says. Root only: only root
+ * may signal pmapid. */
+#define RELOAD_WORKERS 200
+#define RELOADS 3
+
+static volatile bool reloads_start;
+static int reloads_done;
+
+/* The images before this pmapid (its Predecessors): one more after each re-execution. */
+static size_t n_predecessors(void) {
+        sd_bus *bus = NULL;
+        char **names = NULL;
+        size_t n = 0;
+
+        if (sd_bus_open_system(&bus) >= 0 &&
+            sd_bus_get_property_strv(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1", "org.pmapi.PerfMon1.Manager",
+                                     "Predecessors", NULL, &names) >= 0)
+                for (; names && names[n]; n++)
+                        free(names[n]);
+        free(names);
+        sd_bus_flush_close_unref(bus);
+        return n;
+}
+
+static void *reloader(void *arg) {
+        (void) arg;
+        while (!__atomic_load_n(&reloads_start, __ATOMIC_ACQUIRE))
+                usleep(1000);
+        for (int i = 0; i < RELOADS; i++) {
+                size_t before = n_predecessors();
+
+                (void) kill(fixture.daemon_pid, SIGHUP);
+                /* The next one once this image serves: a SIGHUP during a start is one re-exec. */
+                for (int k = 0; k < 200 && n_predecessors() <= before; k++)
+                        usleep(10 * 1000);
+                reloads_done += n_predecessors() > before;
+        }
+        return NULL;
+}
+
+static int reload_body(void) {
+        static Worker w[RELOAD_WORKERS];
+        pm_data_t g0, g1;
+        long long p0, p1, grew;
+        pm_prog_t prog;
+        pthread_t t;
+        int perf, failed = 0;
+
+        CHECK(pthread_create(&t, NULL, reloader, NULL) == 0);  /* before the group: not a member */
+        perf = perf_inherit_counter();
+        CHECK(perf >= 0);
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
+        CHECK_RC(pm_set_program_mygroup(&prog), 0);
+        CHECK_RC(pm_get_data_mygroup(&g0), 0);
+        CHECK_RC(pm_get_data_mygroup(&g0), 0);
+        p0 = perf_read(perf);
+        __atomic_store_n(&reloads_start, true, __ATOMIC_RELEASE);
+        for (int i = 0; i < RELOAD_WORKERS; i++) {
+                failed += start_worker(PATH_RAW_THREAD, &w[i], NULL) < 0;
+                failed += finish_worker(PATH_RAW_THREAD, &w[i]) < 0;
+                usleep(2000);           /* the creations span the reloads */
+        }
+        CHECK(pthread_join(t, NULL) == 0);
+        usleep(500 * 1000);                             /* the last image serves */
+        CHECK_RC(pm_get_data_mygroup(&g1), 0);
+        p1 = perf_read(perf);
+        CHECK_RC(pm_get_data_mygroup(&g1), 0);
+        CHECK_RC(pm_delete_program_mygroup(), 0);
+        close(perf);
+        CHECK(failed == 0);
+        grew = g1.accu[0] - g0.accu[0];
+        print_message("# %d reloads while %d raw clone threads came and went: the group grew by %lld, perf's "
+                      "inherited counter by %lld\n", RELOADS, RELOAD_WORKERS, grew, p1 - p0);
+        CHECK(!g1.ginfo.flags.b.partial);
+        CHECK_RANGE(grew, p1 - p0, p1 - p0 + WINDOW_FAULTS);
+        return 0;
+}
+
+static void test_reexec_while_threads_are_created(void **state) {
+        int r;
+
+        (void) state;
+        if (!kernel_inheritance())
+                skip();
+        spin_start();
+        r = reload_body();
+        spin_stop();
+        assert_int_equal(r, 0);
+        assert_int_equal(reloads_done, RELOADS);
 }
 
 static void test_pthread_create(void **state) { (void) state; run_path(PATH_PTHREAD); }
@@ -304,6 +400,7 @@ int main(void) {
                 cmocka_unit_test(test_vfork_exec),
                 cmocka_unit_test(test_posix_spawn),
                 cmocka_unit_test(test_system),
+                cmocka_unit_test(test_reexec_while_threads_are_created),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -7,7 +7,12 @@
  * unprivileged user; so is a process's first forked child; two threads racing to make the
  * process's first threads both get them, and the main thread's is exact whichever wins; so is it
  * when a thread libpmapi did not make calls first; libpmapi is found one directory up, as installed;
- * without it the module says so once and the program runs on libc's calls. */
+ * without it the module says so once and the program runs on libc's calls.
+ * Where pmapid inherits inside the kernel (its KernelInheritance), pmcount preloads nothing and
+ * marks nothing: the command maps neither the module nor libpmapi, and each of the same threads and
+ * children is born counting, its row exactly what the kernel counted of its life (getrusage, both
+ * modes: pmcount -k), none attached late. The module itself is still what a pmapid without BPF
+ * relies on: the last two tests run it without pmcount. */
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
@@ -117,34 +122,42 @@ static const char *target(void) {
         return t;
 }
 
-/* pmcount's --csv report: the value of the group's PM_PAGE_FLT (comm NULL) or of the thread row
- * whose comm is comm; -1 if there is none. Columns found by the header's names. */
-static long long csv_count(const char *csv, const char *comm) {
+/* pmcount's --csv report: the value of the group's PM_PAGE_FLT (comm NULL, tid 0), of the thread
+ * row whose comm is comm, or of the one whose tid is tid; -1 if there is none. Columns found by the
+ * header's names. */
+static long long csv_row_count(const char *csv, const char *comm, pid_t tid) {
         char ***rows = csv_read(csv);
-        int record = -1, comm_col = -1, name = -1, value = -1;
+        int record = -1, comm_col = -1, tid_col = -1, name = -1, value = -1;
         long long v = -1;
 
         assert_non_null(rows[0]);
         for (int i = 0; rows[0][i]; i++) {
                 record = strcmp(rows[0][i], "record") == 0 ? i : record;
                 comm_col = strcmp(rows[0][i], "comm") == 0 ? i : comm_col;
+                tid_col = strcmp(rows[0][i], "tid") == 0 ? i : tid_col;
                 name = strcmp(rows[0][i], "name") == 0 ? i : name;
                 value = strcmp(rows[0][i], "value") == 0 ? i : value;
         }
-        assert_true(record >= 0 && comm_col >= 0 && name >= 0 && value >= 0);
+        assert_true(record >= 0 && comm_col >= 0 && tid_col >= 0 && name >= 0 && value >= 0);
         for (size_t r = 1; rows[r]; r++) {
                 char **f = rows[r];
+                bool thread;
 
                 if (g_strv_length(f) <= (guint) value || strcmp(f[name], "PM_PAGE_FLT") != 0)
                         continue;
-                if (comm ? strcmp(f[record], "thread") == 0 && strcmp(f[comm_col], comm) == 0
-                         : strcmp(f[record], "event") == 0) {
+                thread = strcmp(f[record], "thread") == 0;
+                if (comm ? thread && strcmp(f[comm_col], comm) == 0
+                         : tid > 0 ? thread && atoi(f[tid_col]) == tid : strcmp(f[record], "event") == 0) {
                         assert_int_equal(v, -1);        /* one row each */
                         v = atoll(f[value]);
                 }
         }
         csv_read_free(rows);
         return v;
+}
+
+static long long csv_count(const char *csv, const char *comm) {
+        return csv_row_count(csv, comm, 0);
 }
 
 /* The directory of PMAPI_PRELOAD (the module pmcount finds), with a trailing slash. */
@@ -171,6 +184,61 @@ static void assert_libpmapi_beside_module(const Run *run) {
         assert_null(strchr(real_lib + strlen(real_dir) + 1, '/'));
 }
 
+/* Where pmapid inherits inside the kernel: nothing was loaded into the command. */
+static void assert_libpmapi_loaded(const Run *run, bool kernel) {
+        if (kernel)
+                assert_non_null(strstr(run->out, "libpmapi none\n"));
+        else
+                assert_libpmapi_beside_module(run);
+}
+
+/* The tid the target printed for its thread name ("tid NAME TID"). */
+static pid_t target_tid(const Run *run, const char *name) {
+        g_auto(GStrv) lines = g_strsplit(run->out, "\n", -1);
+        char key[64];
+
+        snprintf(key, sizeof(key), "tid %s ", name);
+        for (char **l = lines; *l; l++)
+                if (g_str_has_prefix(*l, key))
+                        return (pid_t) atoi(*l + strlen(key));
+        fail_msg("preload-target printed no tid for %s: %s", name, run->out);
+        return 0;
+}
+
+/* Born threads against the kernel's own count of their lives (the target's "kernel-lives NAMES N"
+ * and "kernel-at-end NAME N" lines): the rows of each line's threads add up to N exactly, and each
+ * toucher's row holds at least what the kernel counted before its exit. Rows are found by tid: a
+ * thread named after a row that pmapid never named is no answer here. Returns how many lives were
+ * compared. */
+static int check_kernel_counts(const Run *run) {
+        g_auto(GStrv) lines = g_strsplit(run->out, "\n", -1);
+        int n_lives = 0;
+
+        for (char **l = lines; *l; l++) {
+                g_auto(GStrv) words = g_strsplit(*l, " ", -1), names = NULL;
+                long long kernel, sum = 0;
+
+                if (g_strv_length(words) != 3 ||
+                    (strcmp(words[0], "kernel-lives") != 0 && strcmp(words[0], "kernel-at-end") != 0))
+                        continue;
+                kernel = atoll(words[2]);
+                names = g_strsplit(words[1], ",", -1);
+                for (char **n = names; *n; n++) {
+                        long long v = csv_row_count(run->err, NULL, target_tid(run, *n));
+
+                        assert_true(v >= 0);
+                        sum += v;
+                }
+                printf("# %s %s: rows %lld, kernel %lld\n", words[0], words[1], sum, kernel);
+                if (strcmp(words[0], "kernel-lives") == 0) {
+                        assert_int_equal(sum, kernel);
+                        n_lives++;
+                } else
+                        assert_true(sum >= kernel && kernel >= PAGES);
+        }
+        return n_lives;
+}
+
 static int cmp_ll(const void *a, const void *b) {
         long long x = *(const long long *) a, y = *(const long long *) b;
         return (x > y) - (x < y);
@@ -194,6 +262,7 @@ static long long median(long long *v, int n) {
 
 static void test_process_without_threads_or_children_maps_only_the_module(void **state) {
         long long with[MAPS_RUNS], without[MAPS_RUNS], diff;
+        bool kernel = kernel_inheritance();
         int module_pages = 0;
         const char *line;
         Run run;
@@ -206,7 +275,17 @@ static void test_process_without_threads_or_children_maps_only_the_module(void *
         line = strstr(run.out, "module-pages ");
         assert_non_null(line);
         module_pages = atoi(line + 13);
+        line = strstr(run.out, "LD_PRELOAD ");
+        assert_non_null(line);
+        if (kernel) {
+                /* Born counting, the command needs nothing: it runs as it is, as under perf stat. */
+                assert_int_equal(module_pages, 0);
+                assert_null(strstr(line, "libpmapi-preload.so"));
+                assert_non_null(strstr(run.out, "PMAPI_INHERIT unset\n"));
+                return;
+        }
         assert_true(module_pages > 0);                  /* the module was there: the check means something */
+        assert_non_null(strstr(run.out, "PMAPI_INHERIT 1\n"));
 
         for (int i = 0; i < MAPS_RUNS; i++) {
                 run_pmcount(&run, "-k", "-e", "PM_PAGE_FLT", "--csv", "--", target(), "maps");
@@ -225,26 +304,32 @@ static void test_process_without_threads_or_children_maps_only_the_module(void *
 }
 
 /* (b) The first thread made through pthread_create loads libpmapi, and it and a later one count from
- * their first instruction; pmapid attached neither from its fork record. */
+ * their first instruction; pmapid attached neither from its fork record. Born counting, each row is
+ * its thread's whole life as the kernel counted it. */
 static void threads_are_counted_exactly(uid_t uid) {
         uint64_t late = attached_late();
+        bool kernel = kernel_inheritance();
         long long first, second, total;
         Run run;
 
-        run_pmcount_as(uid, &run, "-e", "PM_PAGE_FLT", "--per-thread", "--csv", "--", target(), "threads",
-                       G_STRINGIFY(PAGES), NULL);
+        run_pmcount_as(uid, &run, kernel ? "-k" : "-u", "-e", "PM_PAGE_FLT", "--per-thread", "--csv", "--", target(),
+                       "threads", G_STRINGIFY(PAGES), NULL);
         assert_int_equal(run.status, 0);
-        first = csv_count(run.err, "pt-first");
-        second = csv_count(run.err, "pt-second");
+        first = csv_row_count(run.err, NULL, target_tid(&run, "pt-first"));
+        second = csv_row_count(run.err, NULL, target_tid(&run, "pt-second"));
         total = csv_count(run.err, NULL);
         printf("# uid %d: pt-first %lld, pt-second %lld (pages %d and %d), group %lld, attached late %llu\n",
                (int) uid, first, second, PAGES, 2 * PAGES, total,
                (unsigned long long) (attached_late() - late));
-        assert_in_range(first, PAGES, PAGES + THREAD_EXTRA);
-        assert_in_range(second, 2 * PAGES, 2 * PAGES + THREAD_EXTRA);
+        if (kernel)
+                assert_int_equal(check_kernel_counts(&run), 2);
+        else {
+                assert_in_range(first, PAGES, PAGES + THREAD_EXTRA);
+                assert_in_range(second, 2 * PAGES, 2 * PAGES + THREAD_EXTRA);
+        }
         assert_true(total >= first + second);
         assert_true(attached_late() == late);
-        assert_libpmapi_beside_module(&run);
+        assert_libpmapi_loaded(&run, kernel);
 }
 
 static void test_threads_created_after_start_count_from_their_first_instruction(void **state) {
@@ -253,65 +338,81 @@ static void test_threads_created_after_start_count_from_their_first_instruction(
         threads_are_counted_exactly(65534);
 }
 
-/* (c) The first fork() loads libpmapi in the parent; the child counts from fork()'s return. */
+/* (c) The first fork() loads libpmapi in the parent; the child counts from fork()'s return. Born
+ * counting, from its first instruction in the kernel: its whole life, as wait4 gives it (the
+ * kernel's copy-on-write faults writing its tid included, hence -k). */
 static void test_first_forked_child_counts_from_fork(void **state) {
         uint64_t late = attached_late();
+        bool kernel = kernel_inheritance();
         long long child;
         Run run;
 
         (void) state;
-        run_pmcount(&run, "-e", "PM_PAGE_FLT", "--per-thread", "--csv", "--", target(), "fork",
+        run_pmcount(&run, kernel ? "-k" : "-u", "-e", "PM_PAGE_FLT", "--per-thread", "--csv", "--", target(), "fork",
                     G_STRINGIFY(PAGES));
         assert_int_equal(run.status, 0);
-        child = csv_count(run.err, "pt-child");
+        child = csv_row_count(run.err, NULL, target_tid(&run, "pt-child"));
         printf("# pt-child %lld (pages %d), attached late %llu\n", child, PAGES,
                (unsigned long long) (attached_late() - late));
-        assert_in_range(child, PAGES, PAGES + FORK_EXTRA);
+        if (kernel)
+                assert_int_equal(check_kernel_counts(&run), 1);
+        else
+                assert_in_range(child, PAGES, PAGES + FORK_EXTRA);
         assert_true(attached_late() == late);
-        assert_libpmapi_beside_module(&run);
+        assert_libpmapi_loaded(&run, kernel);
 }
 
 /* The main thread's new thread is exact and called Inherit; pt-libc, which libc's own
  * pthread_create made, and pt-other, which pt-libc made (libpmapi does not know that pt-libc has a
- * context, so it asks no Inherit for it), were attached from their fork records: 2 late. */
-static void check_main_and_other(const Run *run, uint64_t late_before) {
-        long long own = csv_count(run->err, "pt-main"), other = csv_count(run->err, "pt-other");
+ * context, so it asks no Inherit for it), were attached from their fork records: 2 late. Born
+ * counting, however they were made, all three are what the kernel counted of their lives, and
+ * none was attached late. */
+static void check_main_and_other(const Run *run, uint64_t late_before, bool kernel, int n_lives) {
+        long long own = csv_row_count(run->err, NULL, target_tid(run, "pt-main"));
+        long long other = csv_row_count(run->err, NULL, target_tid(run, "pt-other"));
         uint64_t late = attached_late() - late_before;
 
         printf("# pt-main %lld, pt-other %lld (pages %d each), attached late %llu\n", own, other, PAGES,
                (unsigned long long) late);
-        assert_in_range(own, PAGES, PAGES + THREAD_EXTRA);
-        assert_in_range(other, 0, PAGES + THREAD_EXTRA);
-        assert_int_equal(late, 2);
-        assert_libpmapi_beside_module(run);
+        if (kernel) {
+                assert_int_equal(check_kernel_counts(run), n_lives);
+                assert_int_equal(late, 0);
+        } else {
+                assert_in_range(own, PAGES, PAGES + THREAD_EXTRA);
+                assert_in_range(other, 0, PAGES + THREAD_EXTRA);
+                assert_int_equal(late, 2);
+        }
+        assert_libpmapi_loaded(run, kernel);
 }
 
 /* libpmapi loaded by a thread other than the main one: its constructor cannot mark the main thread
  * itself, which must still pass its context on. */
 static void test_first_call_from_another_thread_leaves_main_exact(void **state) {
         uint64_t late = attached_late();
+        bool kernel = kernel_inheritance();
         Run run;
 
         (void) state;
-        run_pmcount(&run, "-e", "PM_PAGE_FLT", "--per-thread", "--csv", "--", target(), "late-first",
-                    G_STRINGIFY(PAGES));
+        run_pmcount(&run, kernel ? "-k" : "-u", "-e", "PM_PAGE_FLT", "--per-thread", "--csv", "--", target(),
+                    "late-first", G_STRINGIFY(PAGES));
         assert_int_equal(run.status, 0);
-        check_main_and_other(&run, late);
+        check_main_and_other(&run, late, kernel, 3);    /* pt-other, pt-libc with it, pt-main */
 }
 
 /* (d) Two threads make the process's first threads at once: one loads libpmapi, the other waits
  * for it; both threads are made, one libpmapi is mapped, and the main thread's is exact. */
 static void test_two_threads_racing_to_create_the_first_thread(void **state) {
+        bool kernel = kernel_inheritance();
         Run run;
 
         (void) state;
         for (int i = 0; i < RACE_RUNS; i++) {
                 uint64_t late = attached_late();
 
-                run_pmcount(&run, "-e", "PM_PAGE_FLT", "--per-thread", "--csv", "--", target(), "race",
-                            G_STRINGIFY(PAGES));
+                run_pmcount(&run, kernel ? "-k" : "-u", "-e", "PM_PAGE_FLT", "--per-thread", "--csv", "--", target(),
+                            "race", G_STRINGIFY(PAGES));
                 assert_int_equal(run.status, 0);
-                check_main_and_other(&run, late);
+                check_main_and_other(&run, late, kernel, 1);    /* their lives overlap: one sum */
         }
 }
 

@@ -178,6 +178,34 @@ static bool source_matches(const struct heirs_source *s, const struct perf_event
                s->config2 == a->config2 && s->excludes == source_excludes(a);
 }
 
+/* Whether an event counts nothing while a CPU runs its idle task: page faults, and user-mode events
+ * but the clocks (the idle task runs in the kernel). */
+static bool idle_blind(const struct perf_event_attr *a) {
+        if (a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_PAGE_FAULTS ||
+                                              a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+                                              a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ))
+                return true;
+        return a->exclude_kernel && !(a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+                                                                         a->config == PERF_COUNT_SW_TASK_CLOCK));
+}
+
+static bool is_clock(const struct perf_event_attr *a) {
+        return a->type == PERF_TYPE_SOFTWARE &&
+               (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+static int set_source_kind(Heirs *h, __u32 src, const struct perf_event_attr *a) {
+        struct heirs_config cfg;
+        __u32 zero = 0;
+        bool blind = idle_blind(a);
+
+        if (bpf_map_lookup_elem(h->maps[MAP_CONFIG], &zero, &cfg) < 0)
+                return -errno;
+        cfg.idle_blind = blind ? cfg.idle_blind | 1u << src : cfg.idle_blind & ~(1u << src);
+        cfg.clocks = is_clock(a) ? cfg.clocks | 1u << src : cfg.clocks & ~(1u << src);
+        return bpf_map_update_elem(h->maps[MAP_CONFIG], &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
+}
+
 /* The sources the kernel side reads at each switch: 0 .. n - 1 (never fewer than are open). */
 static int set_n_sources(Heirs *h, __u32 n) {
         struct heirs_config cfg;
@@ -247,7 +275,9 @@ static int source_for(Heirs *h, const struct perf_event_attr *attr) {
         }
         if (n_open == 0)
                 return -ENODEV;
-        r = set_n_sources(h, (__u32) free_slot + 1);
+        r = set_source_kind(h, (__u32) free_slot, attr);
+        if (r >= 0)
+                r = set_n_sources(h, (__u32) free_slot + 1);
         if (r < 0)
                 return r;
         s = (struct heirs_source) { .config = attr->config, .config1 = attr->config1, .config2 = attr->config2,
@@ -399,6 +429,8 @@ int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret) {
         ret->exiting = n.state & HEIRS_EXITING;
         ret->read_errors = n.read_errors;
         ret->slices = n.slices;
+        memcpy(ret->comm, n.comm, sizeof(ret->comm));
+        ret->comm[sizeof(ret->comm) - 1] = '\0';
         return 0;
 }
 

@@ -26,6 +26,7 @@ typedef struct HeirsReading {
         bool exiting;                   /* in its exit: final at its last switch away */
         uint32_t read_errors;           /* slices lost: a source did not read on a CPU */
         uint32_t slices;                /* slices added */
+        char comm[16];                  /* its name when its counts became final ("" before) */
 } HeirsReading;
 
 /* Loads and attaches the programs; max_threads bounds the threads tracked at once (born ones are

@@ -226,7 +226,8 @@ static void dead_birth(Manager *m, const Inheritance *in, pid_t pid, pid_t tid, 
                 for (size_t i = 0; i < MAX_COUNTERS; i++)
                         counts[i] = (int64_t) rd.counts[i];
                 acct_from_counts(v, counts, rd.enabled_ns, rd.running_ns, 0, 0);
-                group_add_dead_birth(in->group, pid, tid, in->comm, v);
+                /* Its own name at its end: it may have taken one since its creator's. */
+                group_add_dead_birth(in->group, pid, tid, rd.comm[0] ? rd.comm : in->comm, v);
                 log_debug("Thread %d of pid %d, born counting, exited before its fork record was read: its "
                           "counts joined group %u (first %" PRIu64 ", final %d, %u slices unread).", (int) tid,
                           (int) pid, in->group->id, rd.counts[0], rd.final, rd.read_errors);

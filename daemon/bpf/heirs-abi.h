@@ -44,12 +44,16 @@ struct heirs_counts {
         __u32 read_errors;              /* source reads that failed (an event not on this CPU) */
         __u32 slices;                   /* slices added */
         __u32 pad;
+        char comm[16];                  /* its name at its last switch away (final) */
 };
 
 /* The one element of the config map, written by pmapid. */
 struct heirs_config {
         __u32 n_cpus;                   /* the sources map holds source * n_cpus + cpu */
         __u32 n_sources;                /* sources 0 .. n_sources - 1 may be open; 0: nothing to do */
+        __u32 idle_blind;               /* bit s: source s counts nothing while a CPU idles */
+        __u32 clocks;                   /* bit s: source s is a clock (task-clock, cpu-clock): the
+                                         * kernel's own clock is read for it, not the perf event */
 };
 
 /* What a source counts: the perf_event_attr fields that name an event and its modes (in_use 0: free). */

@@ -5,9 +5,10 @@
  * - sched_switch reads the CPU's counters (pmapid's per-CPU perf events, the sources) at every
  *   switch while any source is open: what they counted since the last switch on that CPU is the
  *   slice of the task leaving it, added to its counts while its control says counting. A slice is
- *   measured from the last switch the tracepoint showed on the CPU, not from the task's own arrival:
- *   a switch it did not show (seen here, rarely, around the idle task) then costs nothing, since
- *   the idle task counts no page faults;
+ *   measured from the last switch the tracepoint showed on the CPU, not from the task's own arrival.
+ *   The tracepoint misses a switch now and then (seen here around the idle task): such a slice
+ *   then counts only the events the idle task cannot (page faults; user-mode events but clocks),
+ *   and its clocks are lost rather than taken from the idle task;
  * - a task's last switch away (its state TASK_DEAD) makes its counts final, its whole exit
  *   included (as getrusage counts it; perf's own task counters stop a little earlier, at
  *   perf_event_exit_task(), for kernel-mode events only); sched_process_exit marks it exiting
@@ -26,6 +27,7 @@
 struct task_struct {
         int pid;
         int tgid;
+        char comm[16];
 } __attribute__((preserve_access_index));
 
 /* The task's state: __state since Linux 5.14, state before (CO-RE picks the one the kernel has). */
@@ -156,19 +158,33 @@ static __always_inline struct heirs_counts *tracked(__u32 tid, struct heirs_cont
         return bpf_map_lookup_elem(&counts, &tid);
 }
 
+/* Source src's value now on this CPU. A clock is the kernel's monotonic clock (a slice's length is its
+ * time on the CPU), which can be read from a tick; the perf event of a clock cannot (its time moves
+ * back and forth there). */
+static __always_inline long read_source(__u32 src, __u32 cpu, __u32 ncpu, __u32 clocks,
+                                        struct bpf_perf_event_value *v) {
+        if (clocks >> src & 1) {
+                __u64 t = bpf_ktime_get_ns();
+
+                v->counter = v->enabled = v->running = t;
+                return 0;
+        }
+        return bpf_perf_event_read_value(&sources, src * ncpu + cpu, v, sizeof(*v));
+}
+
 /* Event i of task c's slice: its source's value now less that at the last switch on this CPU. A
  * source opened since that switch has no value there yet: the slice adds nothing for it. */
 static __always_inline void slice_add_event(struct heirs_control *c, struct heirs_counts *n, __u32 i, __u32 cpu,
-                                            __u32 ncpu) {
+                                            __u32 ncpu, __u32 only, __u32 clocks) {
         struct bpf_perf_event_value now, *last;
         __u32 src = c->sources[i & (HEIRS_MAX_EVENTS - 1)];
 
-        if (src >= HEIRS_MAX_SOURCES)
+        if (src >= HEIRS_MAX_SOURCES || !(only >> src & 1))
                 return;
         last = bpf_map_lookup_elem(&starts, &src);
         if (!last || last->enabled == 0)
                 return;
-        if (bpf_perf_event_read_value(&sources, src * ncpu + cpu, &now, sizeof(now)) < 0) {
+        if (read_source(src, cpu, ncpu, clocks, &now) < 0) {
                 n->read_errors++;
                 return;
         }
@@ -187,7 +203,7 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
         __u32 *last_tid = bpf_map_lookup_elem(&last_next, &zero);
         struct heirs_control *c;
         struct heirs_counts *n;
-        __u32 ncpu, nsrc, i;
+        __u32 ncpu, nsrc, i, only;
 
         if (!cfg || !last_tid)
                 return 0;
@@ -195,8 +211,12 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
         nsrc = cfg->n_sources;
         if (cpu >= ncpu || nsrc == 0)
                 return 0;
-        if (*last_tid != (__u32) prev->pid)
+        /* The sources prev's slice may take: all, unless a switch went unseen since the last one. */
+        only = 0xffffffff;
+        if (*last_tid != (__u32) prev->pid) {
+                only = cfg->idle_blind;
                 stat_add(HEIRS_STAT_UNSEEN_SWITCH);
+        }
         *last_tid = (__u32) next->pid;
 
         n = tracked((__u32) prev->pid, &c);
@@ -205,13 +225,15 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
                         for (i = 0; i < HEIRS_MAX_EVENTS; i++) {
                                 if (i >= c->n_events)
                                         break;
-                                slice_add_event(c, n, i, cpu, ncpu);
+                                slice_add_event(c, n, i, cpu, ncpu, only, cfg->clocks);
                         }
                         n->slices++;
                         stat_add(HEIRS_STAT_SLICES);
                 }
-                if (task_dead(prev))
+                if (task_dead(prev)) {
+                        bpf_probe_read_kernel_str(n->comm, sizeof(n->comm), prev->comm);
                         n->state |= HEIRS_FINAL;
+                }
         }
         /* Every open source's value now starts the next slice on this CPU. */
         for (i = 0; i < HEIRS_MAX_SOURCES; i++) {
@@ -221,7 +243,7 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
                 if (i >= nsrc)
                         break;
                 last = bpf_map_lookup_elem(&starts, &src);
-                if (last && bpf_perf_event_read_value(&sources, src * ncpu + cpu, last, sizeof(*last)) < 0)
+                if (last && read_source(src, cpu, ncpu, cfg->clocks, last) < 0)
                         __builtin_memset(last, 0, sizeof(*last));
         }
         return 0;

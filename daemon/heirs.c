@@ -347,16 +347,24 @@ int heirs_set_inherits(Heirs *h, pid_t tid, bool inherits) {
         return update_flags(h, tid, HEIRS_INHERITS, inherits);
 }
 
+/* tid's control and counts, where they are those of its birth at born_ns. */
+static int lookup_birth(Heirs *h, pid_t tid, uint64_t born_ns, struct heirs_control *c, struct heirs_counts *n) {
+        __u32 key = (__u32) tid;
+
+        if (bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, c) < 0 ||
+            bpf_map_lookup_elem(h->maps[MAP_COUNTS], &key, n) < 0)
+                return -errno;
+        return n->born_ns == born_ns && c->born_ns == born_ns ? 0 : -ESTALE;
+}
+
 int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns) {
         struct heirs_control c;
         struct heirs_counts n;
         __u32 key = (__u32) tid;
+        int r = lookup_birth(h, tid, born_ns, &c, &n);
 
-        if (bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) < 0 ||
-            bpf_map_lookup_elem(h->maps[MAP_COUNTS], &key, &n) < 0)
-                return -errno;
-        if (n.born_ns != born_ns || c.born_ns != born_ns)
-                return -ESTALE;
+        if (r < 0)
+                return r;
         memcpy(c.base, n.counts, sizeof(c.base));
         if (bpf_map_update_elem(h->maps[MAP_CONTROLS], &key, &c, BPF_EXIST) < 0)
                 return -errno;
@@ -413,13 +421,10 @@ bool heirs_carries(Heirs *h, pid_t tid) {
 int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret) {
         struct heirs_control c;
         struct heirs_counts n;
-        __u32 key = (__u32) tid;
+        int r = lookup_birth(h, tid, born_ns, &c, &n);
 
-        if (bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) < 0 ||
-            bpf_map_lookup_elem(h->maps[MAP_COUNTS], &key, &n) < 0)
-                return -errno;
-        if (n.born_ns != born_ns || c.born_ns != born_ns)
-                return -ESTALE;
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < HEIRS_MAX_EVENTS; i++)
                 ret->counts[i] = n.counts[i] - c.base[i];
         ret->enabled_ns = n.enabled_ns;

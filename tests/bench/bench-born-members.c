@@ -15,24 +15,10 @@
 #include "bench-stats.h"
 #include "bus-fixture.h"
 #include "pmapi.h"
+#include "thread-park.h"
 #include "workload.h"
 
 #define READS 200
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t released = PTHREAD_COND_INITIALIZER;
-static int parked, release_all;
-
-static void *park(void *arg) {
-        (void) arg;
-        pthread_mutex_lock(&lock);
-        parked++;
-        pthread_cond_broadcast(&released);
-        while (!release_all)
-                pthread_cond_wait(&released, &lock);
-        pthread_mutex_unlock(&lock);
-        return NULL;
-}
 
 static long long group_read_ns(void) {
         long long t[READS];
@@ -65,7 +51,6 @@ static long long raw_read_ns(void) {
 int main(void) {
         static const int sizes[] = { 1, 10, 1000, 10000 };
         static BusFixture fixture;
-        pthread_attr_t attr;
         pm_prog_t prog;
         long long floor_ns;
 
@@ -75,15 +60,13 @@ int main(void) {
                 printf("# pmapid does not inherit inside the kernel here: nothing to measure\n");
                 return bus_fixture_stop(&fixture);
         }
-        pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, 64 * 1024);
         floor_ns = raw_read_ns();
         printf("# members born inside the kernel, parked; pmapid's fds and RSS against the group alone\n");
         printf("%8s %10s %12s %12s %14s %10s\n", "members", "fds/memb", "RSS KiB", "bytes/memb", "group read us",
                "x floor");
         for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-                int n = sizes[s], made = 0;
-                pthread_t *t = calloc((size_t) n, sizeof(*t));
+                int n = sizes[s];
+                ThreadPark park = {};
                 long base_rss, rss, base_fds, fds;
                 long long read_ns;
 
@@ -91,27 +74,16 @@ int main(void) {
                         return 1;
                 base_fds = settled_fds(fixture.daemon_pid);
                 base_rss = rss_kb(fixture.daemon_pid);
-                parked = release_all = 0;
-                for (; made < n; made++)
-                        if (pthread_create(&t[made], &attr, park, NULL) != 0)
-                                break;
-                pthread_mutex_lock(&lock);
-                while (parked < made)
-                        pthread_cond_wait(&released, &lock);
-                pthread_mutex_unlock(&lock);
+                (void) thread_park_start(&park, n);
                 read_ns = group_read_ns();              /* reads the fork records too: all adopted */
                 fds = settled_fds(fixture.daemon_pid);
                 rss = rss_kb(fixture.daemon_pid);
-                printf("%8d %10.3f %12ld %12.0f %14.1f %9.1fx\n", made, (double) (fds - base_fds) / made, rss,
-                       (double) (rss - base_rss) * 1024.0 / made, read_ns / 1000.0, (double) read_ns / floor_ns);
-                pthread_mutex_lock(&lock);
-                release_all = 1;
-                pthread_cond_broadcast(&released);
-                pthread_mutex_unlock(&lock);
-                for (int i = 0; i < made; i++)
-                        pthread_join(t[i], NULL);
+                printf("%8d %10.3f %12ld %12.0f %14.1f %9.1fx\n", park.n_created,
+                       (double) (fds - base_fds) / park.n_created, rss,
+                       (double) (rss - base_rss) * 1024.0 / park.n_created, read_ns / 1000.0,
+                       (double) read_ns / floor_ns);
+                thread_park_release(&park);
                 (void) pm_delete_program_mygroup();
-                free(t);
         }
         printf("# raw floor: one read() of a perf counter, %lld ns\n", floor_ns);
         return bus_fixture_stop(&fixture);

@@ -470,6 +470,17 @@ void heirs_log_stats(Heirs *h) {
                   sum[HEIRS_STAT_BIRTH_FAILED], sum[HEIRS_STAT_SLICES], sum[HEIRS_STAT_UNSEEN_SWITCH]);
 }
 
+uint64_t heirs_ambiguous_slices(Heirs *h) {
+        unsigned n = h->n_cpus;
+        uint64_t v[n], sum = 0;
+        __u32 k = HEIRS_STAT_AMBIGUOUS;
+
+        if (bpf_map_lookup_elem(h->maps[MAP_STATS], &k, v) == 0)
+                for (unsigned i = 0; i < n; i++)
+                        sum += v[i];
+        return sum;
+}
+
 void heirs_stats(Heirs *h, uint64_t *ret_born, uint64_t *ret_refused) {
         unsigned n = h->n_cpus;
         uint64_t v[n];

@@ -81,6 +81,10 @@ bool heirs_wait_final(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t timeout_ns
 
 /* Counts of the kernel side, for the log and tests: threads born, births refused (a full map). */
 void heirs_stats(Heirs *h, uint64_t *ret_born, uint64_t *ret_refused);
+/* Slices of counted tasks that a switch the tracepoint did not show made ambiguous: each went whole
+ * to the task leaving the CPU, though another may have run part of it (a group's total is exact; two
+ * members' rows may trade a few counts). */
+uint64_t heirs_ambiguous_slices(Heirs *h);
 /* The same and more, in the debug log. */
 void heirs_log_stats(Heirs *h);
 

@@ -13,6 +13,7 @@
 #include "group-dbus.h"
 #include "log.h"
 #include "macro.h"
+#include "heirs.h"
 #include "manager-dbus.h"
 
 bool manager_log_budget(Manager *m, uid_t uid, char *suffix, size_t size) {
@@ -354,6 +355,14 @@ static int property_get_kernel_inheritance(sd_bus *bus, const char *path, const 
         return sd_bus_message_append(reply, "b", ((Manager *) userdata)->heirs != NULL);
 }
 
+static int property_get_ambiguous(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                  sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return sd_bus_message_append(reply, "t", m->heirs ? heirs_ambiguous_slices(m->heirs) : (uint64_t) 0);
+}
+
 static int property_get_contexts(sd_bus *bus, const char *path, const char *interface,
                                  const char *property, sd_bus_message *reply, void *userdata,
                                  sd_bus_error *error) {
@@ -447,6 +456,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("RootReserve", "u", property_get_root_reserve, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("GroupCount", "u", property_get_groups, 0, 0),
         SD_BUS_PROPERTY("KernelInheritance", "b", property_get_kernel_inheritance, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("AmbiguousSlices", "t", property_get_ambiguous, 0, 0),
         SD_BUS_PROPERTY("ThreadsAttachedLate", "t", NULL, offsetof(Manager, n_attached_late), 0),
         SD_BUS_PROPERTY("ThreadsMissed", "t", NULL, offsetof(Manager, n_missed), 0),
         SD_BUS_PROPERTY("CallsRefused", "t", NULL, offsetof(Manager, n_refused), 0),

@@ -220,6 +220,8 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
         *last_tid = (__u32) next->pid;
 
         n = tracked((__u32) prev->pid, &c);
+        if (n && only != 0xffffffff)
+                stat_add(HEIRS_STAT_AMBIGUOUS);
         if (n && !(n->state & HEIRS_FINAL)) {
                 if (c->flags & HEIRS_COUNTING) {
                         for (i = 0; i < HEIRS_MAX_EVENTS; i++) {

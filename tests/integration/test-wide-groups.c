@@ -112,7 +112,8 @@ static int wide_body(void *arg) {
         long long sum = 0, min = -1, max = 0;
         pm_data_t g, d, own;
         pm_prog_t prog;
-        bool born_counting;
+        bool born_counting, rows_exact;
+        uint64_t ambiguous;
         Wide w;
 
         CHECK(t && slots);
@@ -120,6 +121,7 @@ static int wide_body(void *arg) {
         CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
         prog.events[1] = COUNT_NOTHING;                 /* one event: one fd a member */
         CHECK_RC(pm_set_program_mygroup(&prog), 0);
+        ambiguous = ambiguous_slices();
         CHECK(wide_start(&w, n, false, t, slots) == 0);
         CHECK_RC(pm_stop_mythread(), 0);                /* they inherited "counting" already */
         CHECK_RC(pm_get_data_mythread(&own), 0);
@@ -127,9 +129,16 @@ static int wide_body(void *arg) {
         pthread_barrier_wait(&w.ready);
         pthread_barrier_wait(&w.done);                  /* all alive, all done */
         CHECK_RC(pm_get_data_mygroup(&g), 0);
+        /* A switch the kernel's tracepoint did not show may hand a few faults from one member's row to
+         * another's (pmapid's AmbiguousSlices); the group's total is exact either way. */
+        ambiguous = ambiguous_slices() - ambiguous;
+        rows_exact = ambiguous == 0;
+        if (!rows_exact)
+                fprintf(stderr, "# %llu ambiguous slices: the members' rows are not each checked\n",
+                        (unsigned long long) ambiguous);
         for (size_t i = 0; i < n; i++) {
                 CHECK_RC(pm_get_data_thread(getpid(), w.tids[i], &d), 0);
-                if (born_counting)
+                if (born_counting && rows_exact)
                         CHECK_SEEN_BY_KERNEL(d.accu[0], PAGES, slots[i].seen);
                 sum += d.accu[0];
                 min = min < 0 || d.accu[0] < min ? d.accu[0] : min;

@@ -87,6 +87,17 @@ int stop_seen_by_kernel(KernelView *k) {
         return rc;
 }
 
+uint64_t ambiguous_slices(void) {
+        sd_bus *bus = NULL;
+        uint64_t n = 0;
+
+        if (sd_bus_open_system(&bus) >= 0)
+                (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
+                                                   "org.pmapi.PerfMon1.Manager", "AmbiguousSlices", NULL, 't', &n);
+        sd_bus_flush_close_unref(bus);
+        return n;
+}
+
 bool kernel_inheritance(void) {
         sd_bus *bus = NULL;
         int v = 0;

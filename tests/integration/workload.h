@@ -22,6 +22,9 @@ int page_fault_program(pm_prog_t *prog, int mode);
  * unreadable). */
 /* Whether pmapid inherits inside the kernel (its KernelInheritance): new threads born counting. */
 bool kernel_inheritance(void);
+/* pmapid's AmbiguousSlices: slices of born threads that a switch the kernel did not show made
+ * ambiguous (a group's total stays exact; two members' rows may trade a few counts). */
+uint64_t ambiguous_slices(void);
 
 /* The kernel's own count of the calling thread's page faults since the thread was created
  * (getrusage RUSAGE_THREAD, minor + major: a new thread's start at 0); -1 on error. */

@@ -30,10 +30,6 @@ Heirs *counter_bpf_engine(void) {
         return engine;
 }
 
-bool counter_bpf_born(pid_t tid) {
-        return engine && heirs_born(engine, tid, NULL);
-}
-
 /* The last switch away of a dying thread follows its exit record by microseconds; 100 ms covers a
  * dying thread that waits for a busy CPU (20 ms did not, with two spinners on two CPUs). */
 #define SETTLE_TIMEOUT_NS (100 * 1000 * 1000ull)

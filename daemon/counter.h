@@ -73,8 +73,6 @@ typedef struct Heirs Heirs;
 /* The engine counter_backend_bpf reads (NULL: none, and it opens nothing). */
 void counter_bpf_set_engine(Heirs *h);
 Heirs *counter_bpf_engine(void);
-/* Whether thread tid was born in the kernel with a control: counter_backend_bpf can open it. */
-bool counter_bpf_born(pid_t tid);
 /* A group of counter_backend_bpf whose thread exited: waits (briefly) until its counts are final. */
 void counter_bpf_settle(CounterGroup *g);
 

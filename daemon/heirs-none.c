@@ -25,10 +25,6 @@ int heirs_set_counting(Heirs *h, pid_t tid, bool counting) {
         return -EOPNOTSUPP;
 }
 
-int heirs_set_inherits(Heirs *h, pid_t tid, bool inherits) {
-        return -EOPNOTSUPP;
-}
-
 int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns) {
         return -EOPNOTSUPP;
 }
@@ -60,10 +56,6 @@ uint64_t heirs_ambiguous_slices(Heirs *h) {
 }
 
 void heirs_log_stats(Heirs *h) {
-}
-
-void heirs_stats(Heirs *h, uint64_t *ret_born, uint64_t *ret_refused) {
-        *ret_born = *ret_refused = 0;
 }
 
 size_t heirs_fds(Heirs *h, int *ret, size_t max) {

@@ -343,10 +343,6 @@ int heirs_set_counting(Heirs *h, pid_t tid, bool counting) {
         return update_flags(h, tid, HEIRS_COUNTING, counting);
 }
 
-int heirs_set_inherits(Heirs *h, pid_t tid, bool inherits) {
-        return update_flags(h, tid, HEIRS_INHERITS, inherits);
-}
-
 /* tid's control and counts, where they are those of its birth at born_ns. */
 static int lookup_birth(Heirs *h, pid_t tid, uint64_t born_ns, struct heirs_control *c, struct heirs_counts *n) {
         __u32 key = (__u32) tid;
@@ -456,42 +452,25 @@ bool heirs_wait_final(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t timeout_ns
         }
 }
 
-void heirs_log_stats(Heirs *h) {
-        unsigned n = h->n_cpus;
-        uint64_t v[n];
-        uint64_t sum[HEIRS_N_STATS] = { 0 };
-
-        for (__u32 k = 0; k < HEIRS_N_STATS; k++)
-                if (bpf_map_lookup_elem(h->maps[MAP_STATS], &k, v) == 0)
-                        for (unsigned i = 0; i < n; i++)
-                                sum[k] += v[i];
-        log_debug("Inheritance inside the kernel: %" PRIu64 " threads born, %" PRIu64 " refused, %" PRIu64
-                  " slices, %" PRIu64 " switches the tracepoint did not show.", sum[HEIRS_STAT_BORN],
-                  sum[HEIRS_STAT_BIRTH_FAILED], sum[HEIRS_STAT_SLICES], sum[HEIRS_STAT_UNSEEN_SWITCH]);
-}
-
-uint64_t heirs_ambiguous_slices(Heirs *h) {
-        unsigned n = h->n_cpus;
-        uint64_t v[n], sum = 0;
-        __u32 k = HEIRS_STAT_AMBIGUOUS;
+/* Stat k summed over the CPUs. */
+static uint64_t stat_sum(Heirs *h, __u32 k) {
+        uint64_t v[h->n_cpus], sum = 0;
 
         if (bpf_map_lookup_elem(h->maps[MAP_STATS], &k, v) == 0)
-                for (unsigned i = 0; i < n; i++)
+                for (unsigned i = 0; i < h->n_cpus; i++)
                         sum += v[i];
         return sum;
 }
 
-void heirs_stats(Heirs *h, uint64_t *ret_born, uint64_t *ret_refused) {
-        unsigned n = h->n_cpus;
-        uint64_t v[n];
-        uint64_t sum[HEIRS_N_STATS] = { 0 };
+void heirs_log_stats(Heirs *h) {
+        log_debug("Inheritance inside the kernel: %" PRIu64 " threads born, %" PRIu64 " refused, %" PRIu64
+                  " slices, %" PRIu64 " switches the tracepoint did not show.", stat_sum(h, HEIRS_STAT_BORN),
+                  stat_sum(h, HEIRS_STAT_BIRTH_FAILED), stat_sum(h, HEIRS_STAT_SLICES),
+                  stat_sum(h, HEIRS_STAT_UNSEEN_SWITCH));
+}
 
-        for (__u32 k = 0; k < HEIRS_N_STATS; k++)
-                if (bpf_map_lookup_elem(h->maps[MAP_STATS], &k, v) == 0)
-                        for (unsigned i = 0; i < n; i++)
-                                sum[k] += v[i];
-        *ret_born = sum[HEIRS_STAT_BORN];
-        *ret_refused = sum[HEIRS_STAT_BIRTH_FAILED];
+uint64_t heirs_ambiguous_slices(Heirs *h) {
+        return stat_sum(h, HEIRS_STAT_AMBIGUOUS);
 }
 
 size_t heirs_fds(Heirs *h, int *ret, size_t max) {

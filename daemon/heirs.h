@@ -44,8 +44,6 @@ int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t
                 unsigned group_id);
 /* Whether tid's own slices count (an adopted thread) and what its creations start with. */
 int heirs_set_counting(Heirs *h, pid_t tid, bool counting);
-/* Whether tid passes its control on (PM_NO_INHERIT, a program deleted). */
-int heirs_set_inherits(Heirs *h, pid_t tid, bool inherits);
 /* tid's counts read 0 from now on (a base kept with its control, so that it survives a handover). */
 int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns);
 /* Forgets tid: it is no longer carried or counted here. */
@@ -79,13 +77,11 @@ int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret);
  * task on pmapid's own CPU can finish. */
 bool heirs_wait_final(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t timeout_ns);
 
-/* Counts of the kernel side, for the log and tests: threads born, births refused (a full map). */
-void heirs_stats(Heirs *h, uint64_t *ret_born, uint64_t *ret_refused);
 /* Slices of counted tasks that a switch the tracepoint did not show made ambiguous: each went whole
  * to the task leaving the CPU, though another may have run part of it (a group's total is exact; two
  * members' rows may trade a few counts). */
 uint64_t heirs_ambiguous_slices(Heirs *h);
-/* The same and more, in the debug log. */
+/* What the kernel side did (births, refusals, slices, unseen switches), in the debug log. */
 void heirs_log_stats(Heirs *h);
 
 /* A handover to pmapid's next image (handover.h): every fd the engine runs on (maps, attached

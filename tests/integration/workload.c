@@ -87,36 +87,34 @@ int stop_seen_by_kernel(KernelView *k) {
         return rc;
 }
 
-uint64_t ambiguous_slices(void) {
+/* A Manager property of basic type `type` into ret (left as it is where it cannot be read). */
+static void manager_property_trivial(const char *name, char type, void *ret) {
         sd_bus *bus = NULL;
-        uint64_t n = 0;
 
         if (sd_bus_open_system(&bus) >= 0)
                 (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
-                                                   "org.pmapi.PerfMon1.Manager", "AmbiguousSlices", NULL, 't', &n);
+                                                   "org.pmapi.PerfMon1.Manager", name, NULL, type, ret);
         sd_bus_flush_close_unref(bus);
+}
+
+uint64_t ambiguous_slices(void) {
+        uint64_t n = 0;
+
+        manager_property_trivial("AmbiguousSlices", 't', &n);
         return n;
 }
 
 bool kernel_inheritance(void) {
-        sd_bus *bus = NULL;
         int v = 0;
 
-        if (sd_bus_open_system(&bus) >= 0)
-                (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
-                                                   "org.pmapi.PerfMon1.Manager", "KernelInheritance", NULL, 'b', &v);
-        sd_bus_flush_close_unref(bus);
+        manager_property_trivial("KernelInheritance", 'b', &v);
         return v;
 }
 
 uint32_t manager_property_u(const char *name) {
-        sd_bus *bus = NULL;
         uint32_t v = UINT32_MAX;
 
-        if (sd_bus_open_system(&bus) >= 0)
-                (void) sd_bus_get_property_trivial(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1",
-                                                   "org.pmapi.PerfMon1.Manager", name, NULL, 'u', &v);
-        sd_bus_flush_close_unref(bus);
+        manager_property_trivial(name, 'u', &v);
         return v;
 }
 

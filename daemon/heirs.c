@@ -142,7 +142,8 @@ int heirs_new(unsigned max_threads, Heirs **ret) {
                 h->maps[i] = r;
         }
         r = bpf_map_update_elem(h->maps[MAP_CONFIG], &(__u32) { 0 },
-                                &(struct heirs_config) { .n_cpus = (__u32) n_cpus }, BPF_ANY);
+                                &(struct heirs_config) { .n_cpus = (__u32) n_cpus, .self_tgid = (__u32) getpid() },
+                                BPF_ANY);
         if (r < 0)
                 goto out;
         for (size_t i = 0; i < N_LINKS; i++) {

@@ -54,6 +54,8 @@ struct heirs_config {
         __u32 idle_blind;               /* bit s: source s counts nothing while a CPU idles */
         __u32 clocks;                   /* bit s: source s is a clock (task-clock, cpu-clock): the
                                          * kernel's own clock is read for it, not the perf event */
+        __u32 self_tgid;                /* pmapid's process */
+        __u32 pad;
 };
 
 /* What a source counts: the perf_event_attr fields that name an event and its modes (in_use 0: free). */

@@ -72,12 +72,17 @@ struct {
         __type(value, struct bpf_perf_event_value);
 } starts SEC(".maps");
 
-/* Per CPU: the task the last switch seen on that CPU brought in. */
+/* Per CPU: the task the last switch seen on that CPU brought in, and its process. */
+struct last_seen {
+        __u32 tid;
+        __u32 tgid;
+};
+
 struct {
         __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
         __uint(max_entries, 1);
         __type(key, __u32);
-        __type(value, __u32);
+        __type(value, struct last_seen);
 } last_next SEC(".maps");
 
 struct {
@@ -200,7 +205,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next) {
         __u32 zero = 0, cpu = bpf_get_smp_processor_id();
         struct heirs_config *cfg = bpf_map_lookup_elem(&config, &zero);
-        __u32 *last_tid = bpf_map_lookup_elem(&last_next, &zero);
+        struct last_seen *last_tid = bpf_map_lookup_elem(&last_next, &zero);
         struct heirs_control *c;
         struct heirs_counts *n;
         __u32 ncpu, nsrc, i, only;
@@ -213,11 +218,13 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
                 return 0;
         /* The sources prev's slice may take: all, unless a switch went unseen since the last one. */
         only = 0xffffffff;
-        if (*last_tid != (__u32) prev->pid) {
-                only = cfg->idle_blind;
+        if (last_tid->tid != (__u32) prev->pid) {
+                /* pmapid's own faults (a re-execution makes many) are never a counted task's */
+                only = cfg->self_tgid && last_tid->tgid == cfg->self_tgid ? 0 : cfg->idle_blind;
                 stat_add(HEIRS_STAT_UNSEEN_SWITCH);
         }
-        *last_tid = (__u32) next->pid;
+        last_tid->tid = (__u32) next->pid;
+        last_tid->tgid = (__u32) next->tgid;
 
         n = tracked((__u32) prev->pid, &c);
         if (n && only != 0xffffffff)

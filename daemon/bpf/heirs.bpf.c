@@ -206,7 +206,7 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
         __u32 zero = 0, cpu = bpf_get_smp_processor_id();
         struct heirs_config *cfg = bpf_map_lookup_elem(&config, &zero);
         struct last_seen *last_tid = bpf_map_lookup_elem(&last_next, &zero);
-        struct heirs_control *c;
+        struct heirs_control *c, *carrier;
         struct heirs_counts *n;
         __u32 ncpu, nsrc, i, only;
 
@@ -221,6 +221,10 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
         if (last_tid->tid != (__u32) prev->pid) {
                 /* pmapid's own faults (a re-execution makes many) are never a counted task's */
                 only = cfg->self_tgid && last_tid->tgid == cfg->self_tgid ? 0 : cfg->idle_blind;
+                /* nor a carrier's, which its own perf counters count already */
+                carrier = bpf_map_lookup_elem(&controls, &last_tid->tid);
+                if (carrier && !(carrier->flags & HEIRS_ACCOUNT))
+                        only = 0;
                 stat_add(HEIRS_STAT_UNSEEN_SWITCH);
         }
         last_tid->tid = (__u32) next->pid;

@@ -43,6 +43,10 @@ bool heirs_carries(Heirs *h, pid_t tid) {
         return false;
 }
 
+bool heirs_sealed(Heirs *h, pid_t tid) {
+        return false;
+}
+
 int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret) {
         return -ENOENT;
 }

@@ -24,12 +24,12 @@
 extern const unsigned char heirs_bpf_object[];
 extern const size_t heirs_bpf_object_size;
 
-enum { MAP_CONTROLS, MAP_COUNTS, MAP_SOURCES, MAP_STARTS, MAP_LAST_NEXT, MAP_CONFIG, MAP_SOURCE_EVENTS, MAP_STATS,
-       N_MAPS };
-enum { LINK_NEWTASK, LINK_SWITCH, LINK_EXIT, N_LINKS };
-static const char *const map_names[N_MAPS] = { "controls", "counts", "sources", "starts", "last_next", "config",
-                                               "source_events", "stats" };
-static const char *const prog_names[N_LINKS] = { "heirs_newtask", "heirs_switch", "heirs_exit" };
+enum { MAP_CONTROLS, MAP_COUNTS, MAP_SEALED, MAP_SOURCES, MAP_STARTS, MAP_LAST_NEXT, MAP_CONFIG, MAP_SOURCE_EVENTS,
+       MAP_STATS, N_MAPS };
+enum { LINK_NEWTASK, LINK_SWITCH, LINK_EXEC, LINK_EXIT, N_LINKS };
+static const char *const map_names[N_MAPS] = { "controls", "counts", "sealed", "sources", "starts", "last_next",
+                                               "config", "source_events", "stats" };
+static const char *const prog_names[N_LINKS] = { "heirs_newtask", "heirs_switch", "heirs_exec", "heirs_exit" };
 
 struct Heirs {
         int maps[N_MAPS];
@@ -123,6 +123,8 @@ int heirs_new(unsigned max_threads, Heirs **ret) {
         r = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "controls"), max_threads);
         if (r >= 0)
                 r = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "counts"), max_threads);
+        if (r >= 0)
+                r = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "sealed"), max_threads);
         if (r >= 0)
                 r = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "sources"),
                                              HEIRS_MAX_SOURCES * (unsigned) n_cpus);
@@ -373,6 +375,7 @@ void heirs_drop(Heirs *h, pid_t tid) {
 
         (void) bpf_map_delete_elem(h->maps[MAP_CONTROLS], &key);
         (void) bpf_map_delete_elem(h->maps[MAP_COUNTS], &key);
+        (void) bpf_map_delete_elem(h->maps[MAP_SEALED], &key);
         sources_release_if_idle(h);
 }
 
@@ -413,6 +416,15 @@ bool heirs_carries(Heirs *h, pid_t tid) {
         __u32 key = (__u32) tid;
 
         return h && bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) == 0 && (c.flags & HEIRS_INHERITS);
+}
+
+bool heirs_sealed(Heirs *h, pid_t tid) {
+        struct heirs_control c;
+        __u32 key = (__u32) tid;
+        __u64 at;
+
+        return h && bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) == 0 &&
+               bpf_map_lookup_elem(h->maps[MAP_SEALED], &key, &at) == 0 && at == c.born_ns;
 }
 
 int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret) {
@@ -465,9 +477,10 @@ static uint64_t stat_sum(Heirs *h, __u32 k) {
 
 void heirs_log_stats(Heirs *h) {
         log_debug("Inheritance inside the kernel: %" PRIu64 " threads born, %" PRIu64 " refused, %" PRIu64
-                  " slices, %" PRIu64 " switches the tracepoint did not show.", stat_sum(h, HEIRS_STAT_BORN),
-                  stat_sum(h, HEIRS_STAT_BIRTH_FAILED), stat_sum(h, HEIRS_STAT_SLICES),
-                  stat_sum(h, HEIRS_STAT_UNSEEN_SWITCH));
+                  " slices, %" PRIu64 " switches the tracepoint did not show, %" PRIu64 " sealed by a set-id "
+                  "exec.", stat_sum(h, HEIRS_STAT_BORN), stat_sum(h, HEIRS_STAT_BIRTH_FAILED),
+                  stat_sum(h, HEIRS_STAT_SLICES), stat_sum(h, HEIRS_STAT_UNSEEN_SWITCH),
+                  stat_sum(h, HEIRS_STAT_SEALED));
 }
 
 uint64_t heirs_ambiguous_slices(Heirs *h) {

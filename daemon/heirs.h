@@ -66,6 +66,8 @@ void heirs_foreach_born(Heirs *h, void (*fn)(pid_t tid, void *userdata), void *u
 
 /* Whether tid passes a control on to what it creates (a carrier, or a born thread that inherits). */
 bool heirs_carries(Heirs *h, pid_t tid);
+/* Whether tid's control was sealed by a set-id exec: it counts nothing more and passes nothing on. */
+bool heirs_sealed(Heirs *h, pid_t tid);
 
 /* tid's counts now (n of them), or -ESTALE where tid is another thread than the one born at
  * born_ns (the tid was reused), -ENOENT where it is not tracked. */

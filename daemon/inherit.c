@@ -111,6 +111,25 @@ static int attach_inheritance(Manager *m, const Inheritance *in, pid_t pid, pid_
         return 0;
 }
 
+/* The kernel's rule for perf's inherited counters: an exec that leaves a task not dumpable by its
+ * user (a set-id or file-capability program) ends them (begin_new_exec() calls
+ * perf_event_exit_task()), and what that task creates inherits nothing. A new task pmapid hears of
+ * after the fact inherits only where its creator was not sealed so (the kernel's side seals born
+ * threads) and, but for root's contexts, where its owner may still trace it. */
+static bool kernel_passes_on(Manager *m, const Inheritance *in, pid_t pid, pid_t tid, pid_t ptid, bool born) {
+        TargetCreds t;
+
+        if (m->heirs && heirs_sealed(m->heirs, ptid))
+                return false;
+        /* A born thread's own set-id exec sealed it in the kernel: what it counted before stays. */
+        if (born || in->owner_uid == 0 || target_creds_read(pid, tid, 0, &t) < 0)
+                return true;            /* one gone is a dead birth, or nothing */
+        for (size_t i = 0; i < 3; i++)
+                if (t.uid[i] != in->target_uid)
+                        return false;
+        return t.dumpable;
+}
+
 /* The access rule's identity part only: a child is not an ancestor of its parent (Yama) and a
  * non-dumpable parent's children are still its children. */
 static bool same_credentials(const Caller *caller, pid_t ppid, pid_t ptid) {
@@ -248,8 +267,9 @@ static void sweep_birth(pid_t tid, void *userdata) {
         if (g_hash_table_contains(m->threads, GINT_TO_POINTER(tid)) || !heirs_born(m->heirs, tid, &birth))
                 return;
         parent = manager_lookup(m, birth.creator);
-        if ((!parent || inheritance_for(m, birth.pid, parent->pid, birth.creator, birth.born_ns, &in) < 0) &&
-            inheritance_of_birth(m, &birth, &in) < 0) {
+        if (((!parent || inheritance_for(m, birth.pid, parent->pid, birth.creator, birth.born_ns, &in) < 0) &&
+             inheritance_of_birth(m, &birth, &in) < 0) ||
+            !kernel_passes_on(m, &in, birth.pid, tid, birth.creator, true)) {
                 heirs_drop(m->heirs, tid);
                 return;
         }
@@ -293,8 +313,9 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
         if (manager_lookup(m, tid))
                 return;
         born = born_at(m, tid, ptid, time_ns, &birth);
-        if (inheritance_for(m, pid, ppid, ptid, time_ns, &in) < 0 &&
-            (!born || inheritance_of_birth(m, &birth, &in) < 0)) {
+        if ((inheritance_for(m, pid, ppid, ptid, time_ns, &in) < 0 &&
+             (!born || inheritance_of_birth(m, &birth, &in) < 0)) ||
+            !kernel_passes_on(m, &in, pid, tid, ptid, born)) {
                 if (born)
                         heirs_drop(m->heirs, tid);
                 return;

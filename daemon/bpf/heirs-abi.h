@@ -77,5 +77,6 @@ enum {
         HEIRS_STAT_UNSEEN_SWITCH,       /* a switch the tracepoint did not show (prev was not the last
                                          * next on its CPU): the slice since the last one seen went to prev */
         HEIRS_STAT_AMBIGUOUS,           /* such a slice of a counted task: some of it may be another's */
+        HEIRS_STAT_SEALED,              /* tasks sealed by an exec that left them non-dumpable */
         HEIRS_N_STATS,
 };

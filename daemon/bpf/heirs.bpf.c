@@ -9,6 +9,10 @@
  *   The tracepoint misses a switch now and then (seen here around the idle task): such a slice
  *   then counts only the events the idle task cannot (page faults; user-mode events but clocks),
  *   and its clocks are lost rather than taken from the idle task;
+ * - an exec that makes the task non-dumpable (a set-id or file-capability program, an unreadable
+ *   one) seals it, by the kernel's own rule for perf's counters (begin_new_exec() calls
+ *   perf_event_exit_task() when get_dumpable() is not SUID_DUMP_USER): its slice so far is added,
+ *   and from there it counts nothing and passes nothing on;
  * - a task's last switch away (its state TASK_DEAD) makes its counts final, its whole exit
  *   included (as getrusage counts it; perf's own task counters stop a little earlier, at
  *   perf_event_exit_task(), for kernel-mode events only); sched_process_exit marks it exiting
@@ -24,11 +28,30 @@
 #include "heirs-abi.h"
 
 /* Only the fields read, located in the running kernel's BTF when loaded (CO-RE). */
+struct mm_struct;
+
 struct task_struct {
         int pid;
         int tgid;
         char comm[16];
+        struct mm_struct *mm;
 } __attribute__((preserve_access_index));
+
+/* mm->flags, whose first word holds the dumpable bits: a bitmap since Linux 6.18, a word before. */
+typedef struct {
+        unsigned long __mm_flags[1];
+} mm_flags_t;
+
+struct mm_struct___bitmap {
+        mm_flags_t flags;
+} __attribute__((preserve_access_index));
+
+struct mm_struct___word {
+        unsigned long flags;
+} __attribute__((preserve_access_index));
+
+#define MMF_DUMPABLE_MASK 3
+#define SUID_DUMP_USER 1
 
 /* The task's state: __state since Linux 5.14, state before (CO-RE picks the one the kernel has). */
 struct task_struct___new {
@@ -56,6 +79,15 @@ struct {
         __type(key, __u32);
         __type(value, struct heirs_counts);
 } counts SEC(".maps");
+
+/* Tasks sealed by a set-id exec, keyed by tid: the born_ns of their control then. Only the kernel
+ * writes it; pmapid deletes an entry with the control. */
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, 16384);
+        __type(key, __u32);
+        __type(value, __u64);
+} sealed SEC(".maps");
 
 struct {
         __uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -120,6 +152,27 @@ static __always_inline int task_dead(struct task_struct *t) {
         return BPF_CORE_READ((struct task_struct___old *) t, state) == TASK_DEAD;
 }
 
+/* Whether tid, whose control is c, was sealed by a set-id exec. */
+static __always_inline int is_sealed(__u32 tid, const struct heirs_control *c) {
+        __u64 *at = bpf_map_lookup_elem(&sealed, &tid);
+
+        return at && *at == c->born_ns;
+}
+
+/* Whether the task's memory may be dumped by its user: what perf keeps counting across an exec. */
+static __always_inline int dumpable_by_user(struct task_struct *t) {
+        struct mm_struct *mm = BPF_CORE_READ(t, mm);
+        unsigned long flags;
+
+        if (!mm)
+                return 0;
+        if (bpf_core_field_exists(((struct mm_struct___bitmap *) mm)->flags))
+                flags = BPF_CORE_READ((struct mm_struct___bitmap *) mm, flags.__mm_flags[0]);
+        else
+                flags = BPF_CORE_READ((struct mm_struct___word *) mm, flags);
+        return (flags & MMF_DUMPABLE_MASK) == SUID_DUMP_USER;
+}
+
 SEC("tp_btf/task_newtask")
 int BPF_PROG(heirs_newtask, struct task_struct *task, unsigned long clone_flags) {
         __u32 creator = (__u32) bpf_get_current_pid_tgid();
@@ -128,7 +181,7 @@ int BPF_PROG(heirs_newtask, struct task_struct *task, unsigned long clone_flags)
         struct heirs_counts zero = {};
         __u32 tid;
 
-        if (!parent || !(parent->flags & HEIRS_INHERITS))
+        if (!parent || !(parent->flags & HEIRS_INHERITS) || is_sealed(creator, parent))
                 return 0;
         child = *parent;
         child.flags = (parent->flags & HEIRS_INHERITS) | HEIRS_ACCOUNT | HEIRS_COUNTING |
@@ -201,64 +254,111 @@ static __always_inline void slice_add_event(struct heirs_control *c, struct heir
         }
 }
 
+/* The sources a slice ending now on this CPU may take, where the task leaving is tid: all, unless
+ * a switch went unseen since the last one seen (that one brought another task in). */
+static __always_inline __u32 slice_sources(struct heirs_config *cfg, struct last_seen *last, __u32 tid) {
+        struct heirs_control *carrier;
+        __u32 only;
+
+        if (last->tid == tid)
+                return 0xffffffff;
+        /* pmapid's own faults (a re-execution makes many) are never a counted task's */
+        only = cfg->self_tgid && last->tgid == cfg->self_tgid ? 0 : cfg->idle_blind;
+        /* nor a carrier's, which its own perf counters count already */
+        carrier = bpf_map_lookup_elem(&controls, &last->tid);
+        if (carrier && !(carrier->flags & HEIRS_ACCOUNT))
+                only = 0;
+        stat_add(HEIRS_STAT_UNSEEN_SWITCH);
+        return only;
+}
+
+/* The slice ending now on this CPU, of the sources in only, added to the counts n of task c. */
+static __always_inline void add_slice(struct heirs_config *cfg, struct heirs_control *c, struct heirs_counts *n,
+                                      __u32 cpu, __u32 only) {
+        __u32 i;
+
+        for (i = 0; i < HEIRS_MAX_EVENTS; i++) {
+                if (i >= c->n_events)
+                        break;
+                slice_add_event(c, n, i, cpu, cfg->n_cpus, only, cfg->clocks);
+        }
+        n->slices++;
+        stat_add(HEIRS_STAT_SLICES);
+}
+
+/* Every open source's value now starts the next slice on this CPU. */
+static __always_inline void restart_slice(struct heirs_config *cfg, __u32 cpu) {
+        __u32 i;
+
+        for (i = 0; i < HEIRS_MAX_SOURCES; i++) {
+                struct bpf_perf_event_value *last;
+                __u32 src = i;
+
+                if (i >= cfg->n_sources)
+                        break;
+                last = bpf_map_lookup_elem(&starts, &src);
+                if (last && read_source(src, cpu, cfg->n_cpus, cfg->clocks, last) < 0)
+                        __builtin_memset(last, 0, sizeof(*last));
+        }
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next) {
-        __u32 zero = 0, cpu = bpf_get_smp_processor_id();
+        __u32 zero = 0, cpu = bpf_get_smp_processor_id(), tid = (__u32) prev->pid;
         struct heirs_config *cfg = bpf_map_lookup_elem(&config, &zero);
         struct last_seen *last_tid = bpf_map_lookup_elem(&last_next, &zero);
-        struct heirs_control *c, *carrier;
+        struct heirs_control *c;
         struct heirs_counts *n;
-        __u32 ncpu, nsrc, i, only;
+        __u32 only;
 
-        if (!cfg || !last_tid)
+        if (!cfg || !last_tid || cpu >= cfg->n_cpus || cfg->n_sources == 0)
                 return 0;
-        ncpu = cfg->n_cpus;
-        nsrc = cfg->n_sources;
-        if (cpu >= ncpu || nsrc == 0)
-                return 0;
-        /* The sources prev's slice may take: all, unless a switch went unseen since the last one. */
-        only = 0xffffffff;
-        if (last_tid->tid != (__u32) prev->pid) {
-                /* pmapid's own faults (a re-execution makes many) are never a counted task's */
-                only = cfg->self_tgid && last_tid->tgid == cfg->self_tgid ? 0 : cfg->idle_blind;
-                /* nor a carrier's, which its own perf counters count already */
-                carrier = bpf_map_lookup_elem(&controls, &last_tid->tid);
-                if (carrier && !(carrier->flags & HEIRS_ACCOUNT))
-                        only = 0;
-                stat_add(HEIRS_STAT_UNSEEN_SWITCH);
-        }
+        only = slice_sources(cfg, last_tid, tid);
         last_tid->tid = (__u32) next->pid;
         last_tid->tgid = (__u32) next->tgid;
 
-        n = tracked((__u32) prev->pid, &c);
+        n = tracked(tid, &c);
         if (n && only != 0xffffffff)
                 stat_add(HEIRS_STAT_AMBIGUOUS);
         if (n && !(n->state & HEIRS_FINAL)) {
-                if (c->flags & HEIRS_COUNTING) {
-                        for (i = 0; i < HEIRS_MAX_EVENTS; i++) {
-                                if (i >= c->n_events)
-                                        break;
-                                slice_add_event(c, n, i, cpu, ncpu, only, cfg->clocks);
-                        }
-                        n->slices++;
-                        stat_add(HEIRS_STAT_SLICES);
-                }
+                if ((c->flags & HEIRS_COUNTING) && !is_sealed(tid, c))
+                        add_slice(cfg, c, n, cpu, only);
                 if (task_dead(prev)) {
                         bpf_probe_read_kernel_str(n->comm, sizeof(n->comm), prev->comm);
                         n->state |= HEIRS_FINAL;
                 }
         }
-        /* Every open source's value now starts the next slice on this CPU. */
-        for (i = 0; i < HEIRS_MAX_SOURCES; i++) {
-                struct bpf_perf_event_value *last;
-                __u32 src = i;
+        restart_slice(cfg, cpu);
+        return 0;
+}
 
-                if (i >= nsrc)
-                        break;
-                last = bpf_map_lookup_elem(&starts, &src);
-                if (last && read_source(src, cpu, ncpu, cfg->clocks, last) < 0)
-                        __builtin_memset(last, 0, sizeof(*last));
+/* An exec that leaves the task non-dumpable by its user seals it: what it counted up to here stays,
+ * it counts nothing more and passes nothing on (perf's counters stop there too). A multi-threaded
+ * exec leaves the task with its leader's tid (old_pid was its own). */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(heirs_exec, struct task_struct *task, int old_pid) {
+        __u32 zero = 0, cpu = bpf_get_smp_processor_id(), tid = (__u32) old_pid;
+        struct heirs_control *c = bpf_map_lookup_elem(&controls, &tid);
+        struct heirs_config *cfg;
+        struct last_seen *last_tid;
+        struct heirs_counts *n;
+        __u64 born;
+
+        if (!c || is_sealed(tid, c) || dumpable_by_user(task))
+                return 0;
+        cfg = bpf_map_lookup_elem(&config, &zero);
+        last_tid = bpf_map_lookup_elem(&last_next, &zero);
+        if (cfg && last_tid && cpu < cfg->n_cpus && cfg->n_sources != 0) {
+                n = tracked(tid, &c);
+                if (n && !(n->state & HEIRS_FINAL) && (c->flags & HEIRS_COUNTING))
+                        add_slice(cfg, c, n, cpu, slice_sources(cfg, last_tid, tid));
+                last_tid->tid = (__u32) task->pid;
+                last_tid->tgid = (__u32) task->tgid;
+                restart_slice(cfg, cpu);
         }
+        born = c->born_ns;
+        bpf_map_update_elem(&sealed, &tid, &born, BPF_ANY);
+        stat_add(HEIRS_STAT_SEALED);
         return 0;
 }
 

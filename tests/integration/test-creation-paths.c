@@ -2,7 +2,7 @@
  * from their first instruction, whatever creates them (AIX inherits inside the kernel; pmapid does
  * with KernelInheritance): pthread_create, fork, a raw clone(2) thread as Go's runtime makes them,
  * a raw clone(2) process sharing memory, vfork + exec, posix_spawn and system() of a static
- * worker. Each path: 20 workers touching 1,000 pages each at once, on CPUs kept busy by spinners,
+ * worker, and a clone(2) into a new PID namespace. Each path: 20 workers touching 1,000 pages each at once, on CPUs kept busy by spinners,
  * as root and as uid 65534. The group's growth must equal what perf stat would count over the same
  * window: a page-fault counter with perf's own inheritance opened on the creating thread (it counts
  * that thread and everything it creates, as perf stat counts a command), and the group must not be
@@ -11,6 +11,7 @@
  * little lower when parent and child copy the same pages at once after fork (perf counts a fault
  * the other CPU resolved first). */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,12 +53,12 @@ static BusFixture fixture;
 
 typedef enum Path {
         PATH_PTHREAD, PATH_FORK, PATH_RAW_THREAD, PATH_RAW_PROCESS, PATH_VFORK_EXEC, PATH_POSIX_SPAWN,
-        PATH_SYSTEM, _PATH_MAX
+        PATH_SYSTEM, PATH_PID_NAMESPACE, _PATH_MAX
 } Path;
 
 static const char *const path_names[_PATH_MAX] = {
         "pthread_create", "fork", "raw clone thread", "raw clone process (shared memory)",
-        "vfork + exec", "posix_spawn", "system()",
+        "vfork + exec", "posix_spawn", "system()", "clone into a new PID namespace",
 };
 
 /* perf stat's count of the calling thread and everything it creates from now: user-mode page
@@ -110,6 +112,14 @@ static int raw_thread_main(void *arg) {
         return 0;
 }
 
+/* A process that is PID 1 of its own namespace: pmapid and the BPF programs know it by its pid in
+ * the first namespace. */
+static int pid_namespace_main(void *arg) {
+        (void) arg;
+        syscall(SYS_exit_group, touch_raw());
+        return 0;
+}
+
 static void *pthread_main(void *arg) {
         (void) arg;
         return (void *) (intptr_t) touch_fresh_pages(PAGES);
@@ -156,6 +166,15 @@ static int start_worker(Path p, Worker *w, const char *worker_path) {
                 w->pid = clone(raw_thread_main, (char *) w->stack + STACK_SIZE, flags, NULL,
                                &w->raw_tid, NULL, &w->raw_tid);
                 return w->pid > 0 ? 0 : -1;
+        case PATH_PID_NAMESPACE:
+                w->stack = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+                                -1, 0);
+                if (w->stack == MAP_FAILED)
+                        return -1;
+                /* A user that is not root needs a user namespace of its own to make one */
+                flags = CLONE_NEWPID | SIGCHLD | (geteuid() != 0 ? CLONE_NEWUSER : 0);
+                w->pid = clone(pid_namespace_main, (char *) w->stack + STACK_SIZE, flags, NULL);
+                return w->pid > 0 ? 0 : -1;
         case PATH_VFORK_EXEC:
                 w->pid = vfork();
                 if (w->pid == 0) {
@@ -189,7 +208,7 @@ static int finish_worker(Path p, Worker *w) {
         default:
                 if (waitpid(w->pid, &status, 0) != w->pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
                         return -1;
-                if (p == PATH_RAW_PROCESS)
+                if (p == PATH_RAW_PROCESS || p == PATH_PID_NAMESPACE)
                         (void) munmap(w->stack, STACK_SIZE);
                 return 0;
         }
@@ -375,6 +394,86 @@ static void test_raw_clone_process(void **state) { (void) state; run_path(PATH_R
 static void test_vfork_exec(void **state) { (void) state; run_path(PATH_VFORK_EXEC); }
 static void test_posix_spawn(void **state) { (void) state; run_path(PATH_POSIX_SPAWN); }
 static void test_system(void **state) { (void) state; run_path(PATH_SYSTEM); }
+static void test_pid_namespace(void **state) { (void) state; run_path(PATH_PID_NAMESPACE); }
+
+/* A counted process of uid 65534 runs a set-uid-root program (vfork + exec), which forks a child;
+ * both touch PAGES pages. The kernel stops perf's inherited counters at such an exec
+ * (begin_new_exec() calls perf_event_exit_task() when the new image is not dumpable by its user),
+ * and the group stops there too: it grows by what perf's inherited counter does, the vfork child's
+ * few faults before its exec, and not by the set-id program's pages nor its child's. The same
+ * program without its set-uid bit is counted whole, child included: the check can fail. */
+static char setid_worker[300];
+
+static int setid_body(void *arg) {
+        const char *worker = arg ? setid_worker : getenv("PMAPI_SPAWN_WORKER");
+        char pages[16];
+        char *argv[] = { (char *) worker, pages, "fork", NULL };
+        pm_data_t g0, g1;
+        long long p0, p1, grew;
+        pm_prog_t prog;
+        int perf, status = -1;
+        pid_t pid;
+
+        snprintf(pages, sizeof(pages), "%d", PAGES);
+        perf = perf_inherit_counter();
+        CHECK(perf >= 0);
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
+        CHECK_RC(pm_set_program_mygroup(&prog), 0);
+        CHECK_RC(pm_get_data_mygroup(&g0), 0);
+        CHECK_RC(pm_get_data_mygroup(&g0), 0);
+        p0 = perf_read(perf);
+        pid = vfork();
+        if (pid == 0) {
+                execv(worker, argv);
+                _exit(127);
+        }
+        CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        usleep(100 * 1000);             /* a late attach of the child it forked has had its chance */
+        CHECK_RC(pm_get_data_mygroup(&g1), 0);
+        p1 = perf_read(perf);
+        CHECK_RC(pm_get_data_mygroup(&g1), 0);
+        CHECK_RC(pm_delete_program_mygroup(), 0);
+        close(perf);
+        grew = g1.accu[0] - g0.accu[0];
+        print_message("# uid %d, %s: the group grew by %lld, perf's inherited counter by %lld\n", (int) geteuid(),
+                      arg ? "set-uid-root program" : "the same program, no set-uid bit", grew, p1 - p0);
+        CHECK(!g1.ginfo.flags.b.partial);
+        CHECK_RANGE(grew, p1 - p0, p1 - p0 + WINDOW_FAULTS);
+        if (arg)
+                CHECK(grew < PAGES);
+        else
+                CHECK(grew >= 2 * PAGES);
+        return 0;
+}
+
+static void test_set_id_exec(void **state) {
+        const char *worker = getenv("PMAPI_SPAWN_WORKER");
+        int fd_in, fd_out, plain, setid;
+        char buf[65536];
+        ssize_t n;
+
+        (void) state;
+        if (!kernel_inheritance())
+                skip();
+        assert_non_null(worker);
+        /* Beside the shared copy, which every user can reach: a file system without nosuid. */
+        snprintf(setid_worker, sizeof(setid_worker), "%s-setuid", worker);
+        fd_in = open(worker, O_RDONLY | O_CLOEXEC);
+        fd_out = open(setid_worker, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+        assert_true(fd_in >= 0 && fd_out >= 0);
+        while ((n = read(fd_in, buf, sizeof(buf))) > 0)
+                assert_int_equal(write(fd_out, buf, (size_t) n), n);
+        close(fd_in);
+        assert_int_equal(fchmod(fd_out, 04755), 0);
+        close(fd_out);
+        spin_start();
+        plain = run_as_nobody(setid_body, NULL);
+        setid = run_as_nobody(setid_body, setid_worker);
+        spin_stop();
+        (void) unlink(setid_worker);
+        assert_int_equal(plain, 0);
+        assert_int_equal(setid, 0);
+}
 
 static int setup(void **state) {
         static const char *const shared[] = { "PMAPI_SPAWN_WORKER", NULL };
@@ -400,6 +499,8 @@ int main(void) {
                 cmocka_unit_test(test_vfork_exec),
                 cmocka_unit_test(test_posix_spawn),
                 cmocka_unit_test(test_system),
+                cmocka_unit_test(test_pid_namespace),
+                cmocka_unit_test(test_set_id_exec),
                 cmocka_unit_test(test_reexec_while_threads_are_created),
         };
 

@@ -113,9 +113,11 @@ static int attach_inheritance(Manager *m, const Inheritance *in, pid_t pid, pid_
 
 /* The kernel's rule for perf's inherited counters: an exec that leaves a task not dumpable by its
  * user (a set-id or file-capability program) ends them (begin_new_exec() calls
- * perf_event_exit_task()), and what that task creates inherits nothing. A new task pmapid hears of
- * after the fact inherits only where its creator was not sealed so (the kernel's side seals born
- * threads) and, but for root's contexts, where its owner may still trace it. */
+ * perf_event_exit_task()), and what that task creates inherits nothing. The kernel's side seals
+ * born threads so. After the fact, pmapid does not attach a new thread of a sealed creator, nor
+ * (but for root's contexts) one that runs a set-id program: its ids differ. (Not its
+ * dumpability: a process that changed its own ids is not dumpable either, and perf keeps counting
+ * it.) */
 static bool kernel_passes_on(Manager *m, const Inheritance *in, pid_t pid, pid_t tid, pid_t ptid, bool born) {
         TargetCreds t;
 
@@ -125,9 +127,9 @@ static bool kernel_passes_on(Manager *m, const Inheritance *in, pid_t pid, pid_t
         if (born || in->owner_uid == 0 || target_creds_read(pid, tid, 0, &t) < 0)
                 return true;            /* one gone is a dead birth, or nothing */
         for (size_t i = 0; i < 3; i++)
-                if (t.uid[i] != in->target_uid)
+                if (t.uid[i] != in->target_uid || t.gid[i] != t.gid[0])
                         return false;
-        return t.dumpable;
+        return true;
 }
 
 /* The access rule's identity part only: a child is not an ancestor of its parent (Yama) and a

@@ -170,6 +170,30 @@ int bus_fixture_start_bus(BusFixture *f) {
         return 0;
 }
 
+/* A copy of the unit at path, in dir, without CAP_BPF in its capability sets: its path in ret. */
+static int unit_without_cap_bpf(const char *path, const char *dir, char *ret, size_t size) {
+        FILE *in = fopen(path, "re"), *out;
+        char line[1024], *cap;
+
+        snprintf(ret, size, "%s/pmapid-without-cap-bpf.service", dir);
+        out = fopen(ret, "we");
+        if (!in || !out) {
+                if (in)
+                        fclose(in);
+                if (out)
+                        fclose(out);
+                return -1;
+        }
+        while (fgets(line, sizeof(line), in)) {
+                if ((strncmp(line, "CapabilityBoundingSet=", 22) == 0 || strncmp(line, "AmbientCapabilities=", 20) == 0) &&
+                    (cap = strstr(line, " CAP_BPF")))
+                        memmove(cap, cap + 8, strlen(cap + 8) + 1);
+                fputs(line, out);
+        }
+        fclose(in);
+        return fclose(out) == 0 ? 0 : -1;
+}
+
 int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args) {
         /* PMAPI_TEST_PMAPID runs the suite against another build of the daemon (a sanitizer build,
          * while the clients stay uninstrumented so their page faults stay exact). */
@@ -183,6 +207,10 @@ int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args) {
                 fprintf(stderr, "# PMAPID is not set to the daemon binary\n");
                 return 1;
         }
+        /* PMAPI_TEST_WITHOUT_CAP_BPF=1: pmapid without CAP_BPF (nor CAP_SYS_ADMIN, which allows BPF too). */
+        const char *no_bpf = getenv("PMAPI_TEST_WITHOUT_CAP_BPF");
+        static char unit[400];
+
         /* PMAPI_TEST_CONFINE=1: pmapid as pmapid.service confines it (tests/confine/). */
         if (confine && strcmp(confine, "1") == 0) {
                 const char *names[] = { "PMAPI_CONFINE_SCRIPT", "PMAPI_CONFINE_UNIT", "PMAPI_CONFINE_SECCOMP_EXEC" };
@@ -191,6 +219,17 @@ int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args) {
                                 fprintf(stderr, "# PMAPI_TEST_CONFINE=1 without $%s\n", names[i]);
                                 return 1;
                         }
+                if (no_bpf && strcmp(no_bpf, "1") == 0) {
+                        if (unit_without_cap_bpf(argv[1], f->dir, unit, sizeof(unit)) < 0) {
+                                fprintf(stderr, "# cannot write a unit without CAP_BPF in %s\n", f->dir);
+                                return 1;
+                        }
+                        argv[1] = unit;
+                }
+        } else if (no_bpf && strcmp(no_bpf, "1") == 0) {
+                argv[n++] = (char *) "/usr/bin/setpriv";
+                argv[n++] = (char *) "--bounding-set=-bpf,-sys_admin";
+                argv[n++] = (char *) "--";
         }
         argv[n++] = (char *) pmapid;
         for (; extra_args && *extra_args && n < 19; extra_args++)

@@ -441,14 +441,24 @@ BOTH_USERS(test_no_inherit_gives_new_threads_nothing, no_inherit_body)
 BOTH_USERS(test_threads_not_created_by_libpmapi_are_attached_late, late_attach_body)
 
 static int setup(void **state) {
-        const char *forced = getenv("PMAPID_KERNEL_INHERITANCE");
+        const char *forced = getenv("PMAPID_KERNEL_INHERITANCE"), *no_bpf = getenv("PMAPI_TEST_WITHOUT_CAP_BPF");
 
         (void) state;
-        if (bus_fixture_start(&fixture, NULL) != 0)
+        if (bus_fixture_start_bus(&fixture) != 0)
+                return -1;
+        fixture.capture_log = no_bpf != NULL;   /* after the bus: starting it clears the fixture */
+        if (bus_fixture_start_daemon(&fixture, NULL) != 0)
                 return -1;
         /* The fallback, when forced, is what runs: the same tests then cover it. */
         if (forced && strcmp(forced, "no") == 0 && kernel_inheritance()) {
                 fprintf(stderr, "# PMAPID_KERNEL_INHERITANCE=no, and pmapid inherits in the kernel\n");
+                return -1;
+        }
+        /* Without CAP_BPF, pmapid says why at start and falls back. */
+        if (no_bpf && (kernel_inheritance() ||
+                       !bus_fixture_log_has(&fixture, "Inheritance inside the kernel is not available",
+                                            "the kernel refused BPF", NULL))) {
+                fprintf(stderr, "# without CAP_BPF, pmapid did not say it falls back, or did not\n");
                 return -1;
         }
         return 0;

@@ -4,7 +4,7 @@
 
 #include "heirs.h"
 
-int heirs_new(unsigned max_threads, Heirs **ret) {
+int heirs_new(unsigned max_threads, unsigned max_births, Heirs **ret) {
         return -EOPNOTSUPP;
 }
 
@@ -17,7 +17,7 @@ const char *heirs_unavailable_reason(int error) {
 }
 
 int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t n, bool counting,
-                unsigned group_id) {
+                unsigned group_id, uid_t owner) {
         return -EOPNOTSUPP;
 }
 
@@ -40,6 +40,10 @@ void heirs_foreach_born(Heirs *h, void (*fn)(pid_t tid, void *userdata), void *u
 }
 
 bool heirs_carries(Heirs *h, pid_t tid) {
+        return false;
+}
+
+bool heirs_births_spent(Heirs *h, pid_t tid) {
         return false;
 }
 

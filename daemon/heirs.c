@@ -24,11 +24,11 @@
 extern const unsigned char heirs_bpf_object[];
 extern const size_t heirs_bpf_object_size;
 
-enum { MAP_CONTROLS, MAP_COUNTS, MAP_SEALED, MAP_SOURCES, MAP_STARTS, MAP_LAST_NEXT, MAP_CONFIG, MAP_SOURCE_EVENTS,
-       MAP_STATS, N_MAPS };
+enum { MAP_CONTROLS, MAP_COUNTS, MAP_SEALED, MAP_BIRTHS, MAP_RELEASES, MAP_SOURCES, MAP_STARTS, MAP_LAST_NEXT,
+       MAP_CONFIG, MAP_SOURCE_EVENTS, MAP_STATS, N_MAPS };
 enum { LINK_NEWTASK, LINK_SWITCH, LINK_EXEC, LINK_EXIT, N_LINKS };
-static const char *const map_names[N_MAPS] = { "controls", "counts", "sealed", "sources", "starts", "last_next",
-                                               "config", "source_events", "stats" };
+static const char *const map_names[N_MAPS] = { "controls", "counts", "sealed", "births", "releases", "sources",
+                                               "starts", "last_next", "config", "source_events", "stats" };
 static const char *const prog_names[N_LINKS] = { "heirs_newtask", "heirs_switch", "heirs_exec", "heirs_exit" };
 
 struct Heirs {
@@ -105,7 +105,7 @@ static int take_fd(int fd) {
         return r < 0 ? -errno : r;
 }
 
-int heirs_new(unsigned max_threads, Heirs **ret) {
+int heirs_new(unsigned max_threads, unsigned max_births, Heirs **ret) {
         int n_cpus = libbpf_num_possible_cpus();
         struct bpf_object *obj = NULL;
         struct bpf_link *links[N_LINKS] = { NULL };
@@ -144,7 +144,8 @@ int heirs_new(unsigned max_threads, Heirs **ret) {
                 h->maps[i] = r;
         }
         r = bpf_map_update_elem(h->maps[MAP_CONFIG], &(__u32) { 0 },
-                                &(struct heirs_config) { .n_cpus = (__u32) n_cpus, .self_tgid = (__u32) getpid() },
+                                &(struct heirs_config) { .n_cpus = (__u32) n_cpus, .self_tgid = (__u32) getpid(),
+                                                         .max_births = max_births },
                                 BPF_ANY);
         if (r < 0)
                 goto out;
@@ -306,13 +307,18 @@ static void sources_release_if_idle(Heirs *h) {
 }
 
 int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t n, bool counting,
-                unsigned group_id) {
-        struct heirs_control c = { .flags = HEIRS_INHERITS | (counting ? HEIRS_COUNTING : 0), .group = group_id };
-        __u32 key = (__u32) tid;
+                unsigned group_id, uid_t owner) {
+        struct heirs_control c = { .flags = HEIRS_INHERITS | (counting ? HEIRS_COUNTING : 0), .group = group_id,
+                                   .owner = (__u32) owner };
+        __u32 key = (__u32) tid, uid = (__u32) owner;
         bool existed;
 
         if (n > HEIRS_MAX_EVENTS)
                 return -E2BIG;
+        /* The owner's births are counted from here on (the kernel refuses a birth it has no count for). */
+        if (owner != 0 && bpf_map_update_elem(h->maps[MAP_BIRTHS], &uid, &(__u64) { 0 }, BPF_NOEXIST) < 0 &&
+            errno != EEXIST)
+                return -errno;
         existed = bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &(struct heirs_control) { 0 }) == 0;
         memset(c.sources, HEIRS_NO_SOURCE, sizeof(c.sources));
         for (size_t i = 0; i < n; i++) {
@@ -370,10 +376,22 @@ int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns) {
         return 0;
 }
 
-void heirs_drop(Heirs *h, pid_t tid) {
-        __u32 key = (__u32) tid;
+/* One more of owner's born threads gone from the maps: pmapid is the only writer of releases. */
+static void release_birth(Heirs *h, __u32 owner) {
+        __u64 released = 0;
 
-        (void) bpf_map_delete_elem(h->maps[MAP_CONTROLS], &key);
+        (void) bpf_map_lookup_elem(h->maps[MAP_RELEASES], &owner, &released);
+        released++;
+        (void) bpf_map_update_elem(h->maps[MAP_RELEASES], &owner, &released, BPF_ANY);
+}
+
+void heirs_drop(Heirs *h, pid_t tid) {
+        struct heirs_control c;
+        __u32 key = (__u32) tid;
+        bool had = bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) == 0;
+
+        if (bpf_map_delete_elem(h->maps[MAP_CONTROLS], &key) == 0 && had && (c.flags & HEIRS_ACCOUNT) && c.owner != 0)
+                release_birth(h, c.owner);
         (void) bpf_map_delete_elem(h->maps[MAP_COUNTS], &key);
         (void) bpf_map_delete_elem(h->maps[MAP_SEALED], &key);
         sources_release_if_idle(h);
@@ -416,6 +434,20 @@ bool heirs_carries(Heirs *h, pid_t tid) {
         __u32 key = (__u32) tid;
 
         return h && bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) == 0 && (c.flags & HEIRS_INHERITS);
+}
+
+bool heirs_births_spent(Heirs *h, pid_t tid) {
+        struct heirs_control c;
+        struct heirs_config cfg;
+        __u32 key = (__u32) tid, zero = 0;
+        __u64 born = 0, released = 0;
+
+        if (!h || bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) < 0 || c.owner == 0 ||
+            bpf_map_lookup_elem(h->maps[MAP_CONFIG], &zero, &cfg) < 0)
+                return false;
+        (void) bpf_map_lookup_elem(h->maps[MAP_BIRTHS], &c.owner, &born);
+        (void) bpf_map_lookup_elem(h->maps[MAP_RELEASES], &c.owner, &released);
+        return born - released >= cfg.max_births;
 }
 
 bool heirs_sealed(Heirs *h, pid_t tid) {
@@ -478,9 +510,10 @@ static uint64_t stat_sum(Heirs *h, __u32 k) {
 void heirs_log_stats(Heirs *h) {
         log_debug("Inheritance inside the kernel: %" PRIu64 " threads born, %" PRIu64 " refused, %" PRIu64
                   " slices, %" PRIu64 " switches the tracepoint did not show, %" PRIu64 " sealed by a set-id "
-                  "exec.", stat_sum(h, HEIRS_STAT_BORN), stat_sum(h, HEIRS_STAT_BIRTH_FAILED),
+                  "exec, %" PRIu64 " not born (their owner at its limit).", stat_sum(h, HEIRS_STAT_BORN),
+                  stat_sum(h, HEIRS_STAT_BIRTH_FAILED),
                   stat_sum(h, HEIRS_STAT_SLICES), stat_sum(h, HEIRS_STAT_UNSEEN_SWITCH),
-                  stat_sum(h, HEIRS_STAT_SEALED));
+                  stat_sum(h, HEIRS_STAT_SEALED), stat_sum(h, HEIRS_STAT_BIRTH_LIMITED));
 }
 
 uint64_t heirs_ambiguous_slices(Heirs *h) {

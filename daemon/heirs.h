@@ -31,17 +31,18 @@ typedef struct HeirsReading {
 
 /* Loads and attaches the programs; max_threads bounds the threads tracked at once (born ones are
  * refused past it and attached late instead). -EOPNOTSUPP where pmapid was built without BPF. */
-int heirs_new(unsigned max_threads, Heirs **ret);
+int heirs_new(unsigned max_threads, unsigned max_births, Heirs **ret);
 Heirs *heirs_free(Heirs *h);
 /* Why heirs_new() failed, for the start-up log line. */
 const char *heirs_unavailable_reason(int error);
 
 /* Thread tid's creations are born counting attrs[0..n-1], in pmapid's group group_id (0: none);
  * counting: tid's own state AND its group's, which a creation notes as its creator's at birth. A
- * second call replaces the first. -E2BIG past the sources the machine-wide set can hold, or an
- * errno of perf_event_open for an event that cannot count per CPU: its creations are attached late. */
+ * second call replaces the first. Its creations count against owner's births (none for 0, root).
+ * -E2BIG past the sources the machine-wide set can hold, or an errno of perf_event_open for an event
+ * that cannot count per CPU: its creations are attached late. */
 int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t n, bool counting,
-                unsigned group_id);
+                unsigned group_id, uid_t owner);
 /* Whether tid's own slices count (an adopted thread) and what its creations start with. */
 int heirs_set_counting(Heirs *h, pid_t tid, bool counting);
 /* tid's counts read 0 from now on (a base kept with its control, so that it survives a handover). */
@@ -66,6 +67,9 @@ void heirs_foreach_born(Heirs *h, void (*fn)(pid_t tid, void *userdata), void *u
 
 /* Whether tid passes a control on to what it creates (a carrier, or a born thread that inherits). */
 bool heirs_carries(Heirs *h, pid_t tid);
+/* Whether tid's owner has no births left (MaxContextsPerUser born threads in the maps): what tid
+ * creates now is not born. */
+bool heirs_births_spent(Heirs *h, pid_t tid);
 /* Whether tid's control was sealed by a set-id exec: it counts nothing more and passes nothing on. */
 bool heirs_sealed(Heirs *h, pid_t tid);
 

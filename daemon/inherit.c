@@ -218,7 +218,8 @@ static bool born_at(Manager *m, pid_t tid, pid_t ptid, uint64_t time_ns, HeirsBi
         for (unsigned waited_us = 0;; waited_us += 10) {
                 if (heirs_born(m->heirs, tid, ret) && ret->born_ns + BORN_SLACK_NS >= time_ns)
                         return true;
-                if (waited_us >= BIRTH_WAIT_US || !heirs_carries(m->heirs, ptid))
+                /* Nothing to wait for where the creator's owner has no births left (a fork bomb). */
+                if (waited_us >= BIRTH_WAIT_US || !heirs_carries(m->heirs, ptid) || heirs_births_spent(m->heirs, ptid))
                         return false;
                 (void) nanosleep(&pause, NULL);
         }

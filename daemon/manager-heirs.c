@@ -20,8 +20,9 @@ void manager_carry(Manager *m, Context *c) {
                 heirs_drop(m->heirs, c->tid);
                 return;
         }
+        /* Its births count against the uid its contexts would: the owner's, or root's target's. */
         r = heirs_carry(m->heirs, c->tid, c->encoding.attrs, c->encoding.n_events, c->enabled,
-                        c->group ? c->group->id : 0);
+                        c->group ? c->group->id : 0, manager_charged_uid(c->owner_uid, c->target_uid, CONTEXT_INHERIT));
         if (r < 0)
                 log_debug("Thread %d's creations will be attached after the fact: %s", (int) c->tid,
                           r == -E2BIG ? "too many different events counted at once" : strerror(-r));
@@ -40,7 +41,7 @@ void manager_start_heirs(Manager *m, unsigned max_threads) {
                 return;
         }
         if (!m->heirs) {
-                r = heirs_new(max_threads, &m->heirs);
+                r = heirs_new(max_threads, m->max_contexts_per_uid, &m->heirs);
                 if (r < 0) {
                         log_warning("Inheritance inside the kernel is not available (%s: %s): new threads not "
                                     "created through libpmapi are attached after the fact, their first "

@@ -25,7 +25,7 @@ struct heirs_control {
         __u32 creator;                  /* tid that created it (0: registered by pmapid) */
         __u32 tgid;
         __u32 group;                    /* pmapid's group id of the carrier (0: none), passed on */
-        __u32 pad;
+        __u32 owner;                    /* the uid whose limit its births count against (0: root, none) */
         __u64 born_ns;                  /* CLOCK_MONOTONIC of its birth; tells a reused tid apart */
         __u64 base[HEIRS_MAX_EVENTS];   /* its counts at its last reset (pmapid's; 0 at birth) */
 };
@@ -55,7 +55,8 @@ struct heirs_config {
         __u32 clocks;                   /* bit s: source s is a clock (task-clock, cpu-clock): the
                                          * kernel's own clock is read for it, not the perf event */
         __u32 self_tgid;                /* pmapid's process */
-        __u32 pad;
+        __u32 max_births;               /* born threads one owner but root may have in the maps at once
+                                         * (MaxContextsPerUser): the births map less the releases map */
 };
 
 /* What a source counts: the perf_event_attr fields that name an event and its modes (in_use 0: free). */
@@ -73,6 +74,7 @@ struct heirs_source {
 enum {
         HEIRS_STAT_BORN,                /* threads born with a control */
         HEIRS_STAT_BIRTH_FAILED,        /* a map was full: the thread got none (pmapid attaches late) */
+        HEIRS_STAT_BIRTH_LIMITED,       /* its owner had max_births: the thread got none (pmapid refuses it) */
         HEIRS_STAT_SLICES,              /* slices added */
         HEIRS_STAT_UNSEEN_SWITCH,       /* a switch the tracepoint did not show (prev was not the last
                                          * next on its CPU): the slice since the last one seen went to prev */

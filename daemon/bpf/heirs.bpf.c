@@ -89,6 +89,23 @@ struct {
         __type(value, __u64);
 } sealed SEC(".maps");
 
+/* Per owner but root, keyed by uid: threads born (the kernel adds) and dropped (pmapid adds, as it
+ * deletes their controls). Their difference is bounded by config.max_births, so that one user's fork
+ * bomb cannot fill the maps that every user's births need. */
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, 4096);
+        __type(key, __u32);
+        __type(value, __u64);
+} births SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, 4096);
+        __type(key, __u32);
+        __type(value, __u64);
+} releases SEC(".maps");
+
 struct {
         __uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
         __uint(key_size, sizeof(__u32));
@@ -173,16 +190,41 @@ static __always_inline int dumpable_by_user(struct task_struct *t) {
         return (flags & MMF_DUMPABLE_MASK) == SUID_DUMP_USER;
 }
 
+/* Takes one of owner's births (*ret: the count taken from, to give back; 0 for root, whose are not
+ * counted), or -1 where its owner has none left: the kernel's side of MaxContextsPerUser (CPUs
+ * racing may pass it by one each). */
+static __always_inline int take_birth(__u32 owner, __u64 **ret) {
+        __u32 zero = 0;
+        struct heirs_config *cfg = bpf_map_lookup_elem(&config, &zero);
+        __u64 *born, *released;
+
+        *ret = 0;
+        if (owner == 0)
+                return 0;
+        born = bpf_map_lookup_elem(&births, &owner);
+        released = bpf_map_lookup_elem(&releases, &owner);
+        if (!cfg || !born || *born - (released ? *released : 0) >= cfg->max_births)
+                return -1;
+        __sync_fetch_and_add(born, 1);
+        *ret = born;
+        return 0;
+}
+
 SEC("tp_btf/task_newtask")
 int BPF_PROG(heirs_newtask, struct task_struct *task, unsigned long clone_flags) {
         __u32 creator = (__u32) bpf_get_current_pid_tgid();
         struct heirs_control *parent = bpf_map_lookup_elem(&controls, &creator);
         struct heirs_control child;
         struct heirs_counts zero = {};
+        __u64 *born;
         __u32 tid;
 
         if (!parent || !(parent->flags & HEIRS_INHERITS) || is_sealed(creator, parent))
                 return 0;
+        if (take_birth(parent->owner, &born) < 0) {
+                stat_add(HEIRS_STAT_BIRTH_LIMITED);
+                return 0;
+        }
         child = *parent;
         child.flags = (parent->flags & HEIRS_INHERITS) | HEIRS_ACCOUNT | HEIRS_COUNTING |
                       (parent->flags & HEIRS_COUNTING ? HEIRS_CREATOR_COUNTING : 0);
@@ -194,11 +236,15 @@ int BPF_PROG(heirs_newtask, struct task_struct *task, unsigned long clone_flags)
         tid = (__u32) task->pid;
         /* counts first: a control with HEIRS_ACCOUNT always has its counts */
         if (bpf_map_update_elem(&counts, &tid, &zero, BPF_ANY) < 0) {
+                if (born)
+                        __sync_fetch_and_add(born, -1);
                 stat_add(HEIRS_STAT_BIRTH_FAILED);
                 return 0;
         }
         if (bpf_map_update_elem(&controls, &tid, &child, BPF_ANY) < 0) {
                 bpf_map_delete_elem(&counts, &tid);
+                if (born)
+                        __sync_fetch_and_add(born, -1);
                 stat_add(HEIRS_STAT_BIRTH_FAILED);
                 return 0;
         }

@@ -61,27 +61,6 @@ static const char *const path_names[_PATH_MAX] = {
         "vfork + exec", "posix_spawn", "system()", "clone into a new PID namespace",
 };
 
-/* perf stat's count of the calling thread and everything it creates from now: user-mode page
- * faults, inherited by the kernel. */
-static int perf_inherit_counter(void) {
-        struct perf_event_attr a = {
-                .type = PERF_TYPE_SOFTWARE,
-                .size = sizeof(a),
-                .config = PERF_COUNT_SW_PAGE_FAULTS,
-                .inherit = 1,
-                .exclude_kernel = 1,
-                .exclude_hv = 1,
-        };
-
-        return (int) syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-static long long perf_read(int fd) {
-        uint64_t v;
-
-        return read(fd, &v, sizeof(v)) == sizeof(v) ? (long long) v : -1;
-}
-
 /* The faults of this process's threads, live and exited, and of the children it waited for. */
 static long long process_faults(void) {
         struct rusage self, children;

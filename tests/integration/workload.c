@@ -1,11 +1,13 @@
 /* workload.c: see workload.h. */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 #include <time.h>
@@ -203,4 +205,23 @@ KernelView kernel_view_now(void) {
         long long n = thread_faults();
 
         return (KernelView) { n, n };
+}
+
+int perf_inherit_counter(void) {
+        struct perf_event_attr a = {
+                .type = PERF_TYPE_SOFTWARE,
+                .size = sizeof(a),
+                .config = PERF_COUNT_SW_PAGE_FAULTS,
+                .inherit = 1,
+                .exclude_kernel = 1,
+                .exclude_hv = 1,
+        };
+
+        return (int) syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+long long perf_read(int fd) {
+        uint64_t v;
+
+        return read(fd, &v, sizeof(v)) == sizeof(v) ? (long long) v : -1;
 }

@@ -26,6 +26,11 @@ bool kernel_inheritance(void);
  * ambiguous (a group's total stays exact; two members' rows may trade a few counts). */
 uint64_t ambiguous_slices(void);
 
+/* perf stat's count of the calling thread and everything it creates from now: a user-mode page
+ * fault counter with perf's own inheritance, or -1. perf_read() reads it (-1 on error). */
+int perf_inherit_counter(void);
+long long perf_read(int fd);
+
 /* The kernel's own count of the calling thread's page faults since the thread was created
  * (getrusage RUSAGE_THREAD, minor + major: a new thread's start at 0); -1 on error. */
 long long thread_faults(void);

@@ -30,6 +30,16 @@ Heirs *counter_bpf_engine(void) {
         return engine;
 }
 
+void counter_bpf_batch_begin(void) {
+        if (engine)
+                heirs_batch_begin(engine);
+}
+
+void counter_bpf_batch_end(void) {
+        if (engine)
+                heirs_batch_end(engine);
+}
+
 /* The last switch away of a dying thread follows its exit record by microseconds; 100 ms covers a
  * dying thread that waits for a busy CPU (20 ms did not, with two spinners on two CPUs). */
 #define SETTLE_TIMEOUT_NS (100 * 1000 * 1000ull)

@@ -75,6 +75,10 @@ void counter_bpf_set_engine(Heirs *h);
 Heirs *counter_bpf_engine(void);
 /* A group of counter_backend_bpf whose thread exited: waits (briefly) until its counts are final. */
 void counter_bpf_settle(CounterGroup *g);
+/* Reads of many groups at once (a wide group's members): born threads' counts then come from one
+ * copy of the kernel's maps, taken at the first such read, until counter_bpf_batch_end(). */
+void counter_bpf_batch_begin(void);
+void counter_bpf_batch_end(void);
 
 /* Fake backend controls for tests: the most recently opened group, and counting "work". */
 CounterGroup *counter_fake_last_opened(void);

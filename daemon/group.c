@@ -218,21 +218,28 @@ int group_stop(Group *g, Context *caller) {
         return apply_all(g);
 }
 
+/* From this many members on, born threads are read from one copy of the kernel's maps: cheaper than
+ * two lookups each past a few dozen, dearer below (the copy holds every user's threads). */
+#define BATCH_MEMBERS 64
+
 static int read_live(Group *g, size_t set, Context *except, AcctVector **ret, size_t *ret_n) {
         AcctVector *v = calloc(g->n_live + 1, sizeof(AcctVector));
+        bool batch = g->n_live >= BATCH_MEMBERS;
         size_t n = 0;
-        int r;
+        int r = 0;
 
         if (!v)
                 return -ENOMEM;
-        for (size_t i = 0; i < g->n_live; i++) {
-                if (g->live[i] == except)
-                        continue;
-                r = context_read_set(g->live[i], set, v[n++]);
-                if (r < 0) {
-                        free(v);
-                        return r;
-                }
+        if (batch)
+                counter_bpf_batch_begin();
+        for (size_t i = 0; r >= 0 && i < g->n_live; i++)
+                if (g->live[i] != except)
+                        r = context_read_set(g->live[i], set, v[n++]);
+        if (batch)
+                counter_bpf_batch_end();
+        if (r < 0) {
+                free(v);
+                return r;
         }
         *ret = v;
         *ret_n = n;

@@ -16,6 +16,7 @@
 
 #include "bpf/heirs-abi.h"
 #include "heirs.h"
+#include "heirs-snapshot.h"
 #include "log.h"
 #include "macro.h"
 #include "perf-syscall.h"
@@ -36,6 +37,9 @@ struct Heirs {
         int links[N_LINKS];
         unsigned n_cpus;
         int *source_fds;                /* [source * n_cpus + cpu], -1: not opened by this image */
+        bool batching;                  /* between heirs_batch_begin() and _end() */
+        bool copy_failed;               /* this batch's copy could not be taken: live lookups */
+        HeirsSnapshot *snapshot;        /* the batch's copy of the maps, taken at its first read */
 };
 
 static int libbpf_log(enum libbpf_print_level level, const char *format, va_list args) {
@@ -79,6 +83,7 @@ Heirs *heirs_free(Heirs *h) {
         for (size_t i = 0; i < HEIRS_MAX_SOURCES * h->n_cpus; i++)
                 safe_close(h->source_fds[i]);
         free(h->source_fds);
+        heirs_snapshot_free(h->snapshot);
         free(h);
         return NULL;
 }
@@ -459,11 +464,45 @@ bool heirs_sealed(Heirs *h, pid_t tid) {
                bpf_map_lookup_elem(h->maps[MAP_SEALED], &key, &at) == 0 && at == c.born_ns;
 }
 
+void heirs_batch_begin(Heirs *h) {
+        h->batching = true;
+        h->copy_failed = false;
+}
+
+void heirs_batch_end(Heirs *h) {
+        h->batching = false;
+        h->snapshot = heirs_snapshot_free(h->snapshot);
+}
+
+/* tid's control and counts from the batch's copy (taken now if it is the batch's first read), where
+ * it has them and they are settled: a thread in its exit is read live, its last slice coming. */
+static int lookup_copied(Heirs *h, pid_t tid, uint64_t born_ns, struct heirs_control *c, struct heirs_counts *n) {
+        int r;
+
+        if (!h->batching || h->copy_failed)
+                return -ENOENT;
+        if (!h->snapshot) {
+                r = heirs_snapshot_new(h->maps[MAP_CONTROLS], h->maps[MAP_COUNTS], &h->snapshot);
+                if (r < 0) {
+                        log_debug("The kernel's maps could not be copied in batches (%s): one lookup a thread.",
+                                  strerror(-r));
+                        h->copy_failed = true;
+                        return r;
+                }
+        }
+        r = heirs_snapshot_find(h->snapshot, tid, c, n);
+        if (r < 0 || ((n->state & HEIRS_EXITING) && !(n->state & HEIRS_FINAL)))
+                return -ENOENT;
+        return n->born_ns == born_ns && c->born_ns == born_ns ? 0 : -ESTALE;
+}
+
 int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret) {
         struct heirs_control c;
         struct heirs_counts n;
-        int r = lookup_birth(h, tid, born_ns, &c, &n);
+        int r = lookup_copied(h, tid, born_ns, &c, &n);
 
+        if (r < 0)
+                r = lookup_birth(h, tid, born_ns, &c, &n);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < HEIRS_MAX_EVENTS; i++)
@@ -483,12 +522,14 @@ int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret) {
 bool heirs_wait_final(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t timeout_ns) {
         const struct timespec pause = { 0, 20 * 1000 };
         uint64_t waited = 0;
-        HeirsReading rd;
 
         for (;;) {
-                if (heirs_read(h, tid, born_ns, &rd) < 0)
+                struct heirs_control c;
+                struct heirs_counts n;
+
+                if (lookup_birth(h, tid, born_ns, &c, &n) < 0)
                         return false;
-                if (rd.final)
+                if (n.state & HEIRS_FINAL)
                         return true;
                 if (waited >= timeout_ns)
                         return false;

@@ -73,6 +73,11 @@ bool heirs_births_spent(Heirs *h, pid_t tid);
 /* Whether tid's control was sealed by a set-id exec: it counts nothing more and passes nothing on. */
 bool heirs_sealed(Heirs *h, pid_t tid);
 
+/* Many threads read at once (a wide group): from the first heirs_read() on, the reads come from a
+ * copy of the maps taken in a few system calls, until heirs_batch_end(). */
+void heirs_batch_begin(Heirs *h);
+void heirs_batch_end(Heirs *h);
+
 /* tid's counts now (n of them), or -ESTALE where tid is another thread than the one born at
  * born_ns (the tid was reused), -ENOENT where it is not tracked. */
 int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret);

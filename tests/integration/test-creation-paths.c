@@ -37,6 +37,7 @@
 
 #include "bus-fixture.h"
 #include "check.h"
+#include "paranoid.h"
 #include "pmapi.h"
 #include "workload.h"
 
@@ -454,6 +455,29 @@ static void test_set_id_exec(void **state) {
         assert_int_equal(setid, 0);
 }
 
+/* Stock Debian's perf_event_paranoid 3, with uid 65534 granted user mode (UserModeGroups=nogroup):
+ * raw clone threads and posix_spawn, as root and as uid 65534, exact as at 2. */
+static void test_paranoid_3(void **state) {
+        static const Path paths[] = { PATH_RAW_THREAD, PATH_POSIX_SPAWN };
+        int rc[4] = { -1, -1, -1, -1 };
+
+        (void) state;
+        if (!kernel_inheritance())
+                skip();
+        assert_int_equal(bus_fixture_restart_with_config(&fixture, "[Access]\nUserModeGroups=nogroup\n"), 0);
+        assert_int_equal(paranoid_set_for_test(3), 0);
+        spin_start();
+        for (size_t i = 0; i < 2; i++) {
+                rc[2 * i] = path_body((void *) (intptr_t) paths[i]);
+                rc[2 * i + 1] = run_as_nobody(path_body, (void *) (intptr_t) paths[i]);
+        }
+        spin_stop();
+        paranoid_restore_for_test();
+        assert_int_equal(bus_fixture_restart_with_config(&fixture, ""), 0);
+        for (size_t i = 0; i < 4; i++)
+                assert_int_equal(rc[i], 0);
+}
+
 static int setup(void **state) {
         static const char *const shared[] = { "PMAPI_SPAWN_WORKER", NULL };
 
@@ -466,6 +490,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
         (void) state;
         spin_stop();
+        paranoid_restore_for_test();
         return bus_fixture_stop(&fixture);
 }
 
@@ -480,6 +505,7 @@ int main(void) {
                 cmocka_unit_test(test_system),
                 cmocka_unit_test(test_pid_namespace),
                 cmocka_unit_test(test_set_id_exec),
+                cmocka_unit_test(test_paranoid_3),
                 cmocka_unit_test(test_reexec_while_threads_are_created),
         };
 

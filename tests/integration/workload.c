@@ -48,9 +48,12 @@ void program_one(pm_prog_t *prog, int mode, int event) {
 
 int page_fault_program(pm_prog_t *prog, int mode) {
         pm_info_t info;
+        int rc = pm_init(PM_VERIFIED, &info);
 
-        if (pm_init(PM_VERIFIED, &info) != 0)
+        if (rc != 0) {
+                fprintf(stderr, "# pm_init: %d (%s)\n", rc, pm_strerror(NULL, rc));
                 return -1;
+        }
         memset(prog, 0, sizeof(*prog));
         prog->mode.w = mode;
         for (int c = 0; c < MAX_COUNTERS; c++)

@@ -349,6 +349,8 @@ static int reload_body(void) {
         pthread_t t;
         int perf, failed = 0;
 
+        uint64_t ambiguous;
+
         CHECK(pthread_create(&t, NULL, reloader, NULL) == 0);  /* before the group: not a member */
         perf = perf_inherit_counter();
         CHECK(perf >= 0);
@@ -357,6 +359,7 @@ static int reload_body(void) {
         CHECK_RC(pm_get_data_mygroup(&g0), 0);
         CHECK_RC(pm_get_data_mygroup(&g0), 0);
         p0 = perf_read(perf);
+        ambiguous = ambiguous_slices();
         __atomic_store_n(&reloads_start, true, __ATOMIC_RELEASE);
         for (int i = 0; i < RELOAD_WORKERS; i++) {
                 failed += start_worker(PATH_RAW_THREAD, &w[i], NULL) < 0;
@@ -372,10 +375,15 @@ static int reload_body(void) {
         close(perf);
         CHECK(failed == 0);
         grew = g1.accu[0] - g0.accu[0];
+        ambiguous = ambiguous_slices() - ambiguous;
         print_message("# %d reloads while %d raw clone threads came and went: the group grew by %lld, perf's "
-                      "inherited counter by %lld\n", RELOADS, RELOAD_WORKERS, grew, p1 - p0);
+                      "inherited counter by %lld (%llu ambiguous slices)\n", RELOADS, RELOAD_WORKERS, grew, p1 - p0,
+                      (unsigned long long) ambiguous);
         CHECK(!g1.ginfo.flags.b.partial);
-        CHECK_RANGE(grew, p1 - p0, p1 - p0 + WINDOW_FAULTS);
+        /* A switch the kernel's tracepoint did not show, next to this process's reloader thread or
+         * pmapid re-executing, may move a few faults in or out of the group (pmapid counts such
+         * slices): the range widens by one fault for each. Measured: +4 with 3 allowed, once in CI. */
+        CHECK_RANGE(grew, p1 - p0 - (long long) ambiguous, p1 - p0 + WINDOW_FAULTS + (long long) ambiguous);
         return 0;
 }
 

@@ -100,9 +100,11 @@ static JsonObject *parse_json(JsonParser *parser, const char *text) {
 }
 
 /* The thread-pages workload as pmcount reports it in JSON, checked against what it is known to do:
- * THREADS workers, a warm-up thread and the main thread, all exited; worker i's page count; each
- * thread's name; the rows' sum is the total. Returns the total. */
-static long long check_workload_json(const char *text, pid_t *ret_pid) {
+ * THREADS workers, a warm-up thread and the main thread, all exited; worker i's page count (where
+ * rows_exact: a switch the kernel's tracepoint did not show may hand a few faults from one born
+ * thread's row to another's, which pmapid's AmbiguousSlices counts); each thread's name; the rows'
+ * sum is the total. Returns the total. */
+static long long check_workload_json(const char *text, pid_t *ret_pid, bool rows_exact) {
         g_autoptr(JsonParser) parser = json_parser_new();
         JsonObject *doc = parse_json(parser, text), *ev;
         JsonArray *events, *rows;
@@ -149,7 +151,8 @@ static long long check_workload_json(const char *text, pid_t *ret_pid) {
                         assert_in_range(w, 0, THREADS - 1);
                         assert_false(seen[w]);
                         seen[w] = true;
-                        assert_in_range(n, WORKER_PAGES(w) - 2, WORKER_PAGES(w) + 2);
+                        if (rows_exact)
+                                assert_in_range(n, WORKER_PAGES(w) - 2, WORKER_PAGES(w) + 2);
                 } else
                         assert_string_equal(comm, "tp-warm-up");
         }
@@ -219,28 +222,41 @@ static void test_totals_equal_perf_stat(void **state) {
         compare_with_perf("page-faults", "-k");
 }
 
+/* Whether no slice was ambiguous since pmapid's AmbiguousSlices read before; says so if some were. */
+static bool rows_exact_since(uint64_t before) {
+        uint64_t n = ambiguous_slices() - before;
+
+        if (n > 0)
+                printf("# %llu ambiguous slices: the workers' rows are not each checked\n", (unsigned long long) n);
+        return n == 0;
+}
+
 static void test_per_thread_rows_are_the_known_page_counts(void **state) {
+        uint64_t ambiguous;
         Run run;
 
         (void) state;
+        ambiguous = ambiguous_slices();
         run_pmcount(&run, "-e", "PM_PAGE_FLT", "--per-thread", "--json", "--", getenv("PMAPI_THREAD_PAGES"),
                     WORKLOAD_ARGS);
         assert_int_equal(run.status, 0);
         assert_string_equal(run.out, "");               /* the workload prints nothing, nor does pmcount */
-        (void) check_workload_json(run.err, NULL);
+        (void) check_workload_json(run.err, NULL, rows_exact_since(ambiguous));
 }
 
 /* The same as an unprivileged user: the preloaded module and the group work without root. */
 static void test_per_thread_rows_for_an_unprivileged_user(void **state) {
+        uint64_t ambiguous;
         Run run;
 
         (void) state;
+        ambiguous = ambiguous_slices();
         run_pmcount_as(65534, &run, "-e", "PM_PAGE_FLT", "--per-thread", "--json", "--",
                        getenv("PMAPI_THREAD_PAGES"), WORKLOAD_ARGS, NULL);
         if (run.status != 0)
                 printf("# stderr: %s\n", run.err);
         assert_int_equal(run.status, 0);
-        (void) check_workload_json(run.err, NULL);
+        (void) check_workload_json(run.err, NULL, rows_exact_since(ambiguous));
 }
 
 /* "1,234,567" as a number; -1 if it is not one. */

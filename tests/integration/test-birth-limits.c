@@ -120,24 +120,18 @@ static void *root_workers_main(void *arg) {
 /* Root's group, made while the bomb goes off: exact, and each of its reads answered. */
 static int root_group(double *ret_slowest_ms) {
         pthread_t w[WORKERS];
-        long long p0, p1, grew;
-        pm_data_t g0, g1;
-        pm_prog_t prog;
-        int perf, failed = 0;
+        long long grew, ref;
+        FaultWindow win;
+        int failed = 0;
+        pm_data_t d;
         double t;
 
-        perf = perf_inherit_counter();
-        CHECK(perf >= 0);
-        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
-        CHECK_RC(pm_set_program_mygroup(&prog), 0);
-        CHECK_RC(pm_get_data_mygroup(&g0), 0);
-        CHECK_RC(pm_get_data_mygroup(&g0), 0);
-        p0 = perf_read(perf);
+        CHECK(fault_window_open(&win, false) == 0);
         *ret_slowest_ms = 0;
         for (int i = 0; i < WORKERS; i++) {
                 failed += pthread_create(&w[i], NULL, root_workers_main, NULL) != 0;
                 t = now_ms();
-                CHECK_RC(pm_get_data_mygroup(&g1), 0);          /* pmapid answers while the bomb goes off */
+                CHECK_RC(pm_get_data_mygroup(&d), 0);           /* pmapid answers while the bomb goes off */
                 t = now_ms() - t;
                 if (t > *ret_slowest_ms)
                         *ret_slowest_ms = t;
@@ -146,17 +140,14 @@ static int root_group(double *ret_slowest_ms) {
                 void *ret = NULL;
                 failed += pthread_join(w[i], &ret) != 0 || ret != NULL;
         }
-        CHECK_RC(pm_get_data_mygroup(&g1), 0);
-        p1 = perf_read(perf);
-        CHECK_RC(pm_get_data_mygroup(&g1), 0);
-        CHECK_RC(pm_delete_program_mygroup(), 0);
-        close(perf);
+        CHECK(fault_window_close(&win) == 0);
         CHECK(failed == 0);
-        grew = g1.accu[0] - g0.accu[0];
+        grew = win.g1.accu[0] - win.g0.accu[0];
+        ref = win.p1 - win.p0;
         print_message("# root's group, made during the bomb: grew by %lld, perf's inherited counter by %lld; "
-                      "slowest read %.1f ms\n", grew, p1 - p0, *ret_slowest_ms);
-        CHECK(!g1.ginfo.flags.b.partial);
-        CHECK_RANGE(grew, p1 - p0, p1 - p0 + WINDOW_FAULTS);
+                      "slowest read %.1f ms\n", grew, ref, *ret_slowest_ms);
+        CHECK(!win.g1.ginfo.flags.b.partial);
+        CHECK_RANGE(grew, ref, ref + WINDOW_FAULTS);
         return 0;
 }
 

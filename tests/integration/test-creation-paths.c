@@ -213,53 +213,45 @@ static int path_body(void *arg) {
         Path p = (Path) (intptr_t) arg;
         const char *worker_path = getenv("PMAPI_SPAWN_WORKER");
         static Worker w[WORKERS];
-        pm_data_t g0, g1;
-        long long k0, k1, p0, p1, grew;
-        pm_prog_t prog;
-        int started = 0, failed = 0, perf;
+        long long k0, k1, ref, grew;
+        int started = 0, failed = 0;
+        FaultWindow win;
 
         CHECK(worker_path != NULL);
-        /* Debian's kernels refuse perf_event_open to users at paranoid 3 (pmapid, with CAP_PERFMON,
-         * may still count for them): the kernel's own count of this process's faults is then the
-         * reference, which equals perf's for threads (an exec adds one fault to it). */
-        perf = perf_inherit_counter();
-        CHECK(perf >= 0 || (paranoid_now() >= 3 && (p == PATH_PTHREAD || p == PATH_RAW_THREAD)));
         if (p == PATH_PID_NAMESPACE && geteuid() != 0 && !unprivileged_pid_namespaces()) {
                 print_message("# uid %d may not make a user namespace here (a PID namespace needs one): "
                               "skipped\n", (int) geteuid());
-                if (perf >= 0)
-                        close(perf);
                 return 0;
         }
-        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
-        CHECK_RC(pm_set_program_mygroup(&prog), 0);
-        CHECK_RC(pm_get_data_mygroup(&g0), 0);          /* warm: the reads below fault no more */
-        CHECK_RC(pm_get_data_mygroup(&g0), 0);
-        p0 = perf >= 0 ? perf_read(perf) : 0;
+        /* Debian's kernels refuse perf_event_open to users at paranoid 3 (pmapid, with CAP_PERFMON,
+         * may still count for them): the kernel's own count of this process's faults is then the
+         * reference, which equals perf's for threads (an exec adds one fault to it). */
+        CHECK(fault_window_open(&win, paranoid_now() >= 3 && (p == PATH_PTHREAD || p == PATH_RAW_THREAD)) == 0);
         k0 = process_faults();
         for (; started < WORKERS; started++)
                 if (start_worker(p, &w[started], worker_path) < 0)
                         break;
         for (int i = 0; i < started; i++)
                 failed += finish_worker(p, &w[i]) < 0;
-        /* A fork write-protected this process's pages: the read's first writes to them fault, inside
-         * both windows, so that the read after the reference's finds them written. */
-        CHECK_RC(pm_get_data_mygroup(&g1), 0);
+        /* Not fault_window_close(): getrusage is read between the group's reads, as perf's counter. A
+         * fork write-protected this process's pages: the read's first writes to them fault, inside
+         * both windows, so that the read after the references' finds them written. */
+        CHECK_RC(pm_get_data_mygroup(&win.g1), 0);
         k1 = process_faults();
-        p1 = perf >= 0 ? perf_read(perf) : k1 - k0;
-        CHECK_RC(pm_get_data_mygroup(&g1), 0);
+        ref = win.perf >= 0 ? perf_read(win.perf) - win.p0 : k1 - k0;
+        CHECK_RC(pm_get_data_mygroup(&win.g1), 0);
         CHECK_RC(pm_delete_program_mygroup(), 0);
-        if (perf >= 0)
-                close(perf);
+        if (win.perf >= 0)
+                close(win.perf);
         CHECK(started == WORKERS && failed == 0);
 
-        grew = g1.accu[0] - g0.accu[0];
+        grew = win.g1.accu[0] - win.g0.accu[0];
         print_message("# %s: the group grew by %lld, perf's inherited counter by %lld, getrusage by %lld "
-                      "(%d workers of %d pages)\n", path_names[p], grew, p1 - p0, k1 - k0, WORKERS, PAGES);
-        CHECK(!g1.ginfo.flags.b.partial);
+                      "(%d workers of %d pages)\n", path_names[p], grew, ref, k1 - k0, WORKERS, PAGES);
+        CHECK(!win.g1.ginfo.flags.b.partial);
         CHECK(grew >= (long long) WORKERS * PAGES);
         /* getrusage also counts the few faults taken in the kernel's own accesses to user memory */
-        CHECK_RANGE(grew, p1 - p0 - (perf >= 0 ? 0 : WINDOW_FAULTS), p1 - p0 + WINDOW_FAULTS);
+        CHECK_RANGE(grew, ref - (win.perf >= 0 ? 0 : WINDOW_FAULTS), ref + WINDOW_FAULTS);
         return 0;
 }
 
@@ -343,22 +335,14 @@ static void *reloader(void *arg) {
 
 static int reload_body(void) {
         static Worker w[RELOAD_WORKERS];
-        pm_data_t g0, g1;
-        long long p0, p1, grew;
-        pm_prog_t prog;
-        pthread_t t;
-        int perf, failed = 0;
-
+        long long grew, ref;
         uint64_t ambiguous;
+        FaultWindow win;
+        pthread_t t;
+        int failed = 0;
 
         CHECK(pthread_create(&t, NULL, reloader, NULL) == 0);  /* before the group: not a member */
-        perf = perf_inherit_counter();
-        CHECK(perf >= 0);
-        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
-        CHECK_RC(pm_set_program_mygroup(&prog), 0);
-        CHECK_RC(pm_get_data_mygroup(&g0), 0);
-        CHECK_RC(pm_get_data_mygroup(&g0), 0);
-        p0 = perf_read(perf);
+        CHECK(fault_window_open(&win, false) == 0);
         ambiguous = ambiguous_slices();
         __atomic_store_n(&reloads_start, true, __ATOMIC_RELEASE);
         for (int i = 0; i < RELOAD_WORKERS; i++) {
@@ -368,22 +352,19 @@ static int reload_body(void) {
         }
         CHECK(pthread_join(t, NULL) == 0);
         usleep(500 * 1000);                             /* the last image serves */
-        CHECK_RC(pm_get_data_mygroup(&g1), 0);
-        p1 = perf_read(perf);
-        CHECK_RC(pm_get_data_mygroup(&g1), 0);
-        CHECK_RC(pm_delete_program_mygroup(), 0);
-        close(perf);
+        CHECK(fault_window_close(&win) == 0);
         CHECK(failed == 0);
-        grew = g1.accu[0] - g0.accu[0];
+        grew = win.g1.accu[0] - win.g0.accu[0];
+        ref = win.p1 - win.p0;
         ambiguous = ambiguous_slices() - ambiguous;
         print_message("# %d reloads while %d raw clone threads came and went: the group grew by %lld, perf's "
-                      "inherited counter by %lld (%llu ambiguous slices)\n", RELOADS, RELOAD_WORKERS, grew, p1 - p0,
+                      "inherited counter by %lld (%llu ambiguous slices)\n", RELOADS, RELOAD_WORKERS, grew, ref,
                       (unsigned long long) ambiguous);
-        CHECK(!g1.ginfo.flags.b.partial);
+        CHECK(!win.g1.ginfo.flags.b.partial);
         /* A switch the kernel's tracepoint did not show, next to this process's reloader thread or
          * pmapid re-executing, may move a few faults in or out of the group (pmapid counts such
          * slices): the range widens by one fault for each. Measured: +4 with 3 allowed, once in CI. */
-        CHECK_RANGE(grew, p1 - p0 - (long long) ambiguous, p1 - p0 + WINDOW_FAULTS + (long long) ambiguous);
+        CHECK_RANGE(grew, ref - (long long) ambiguous, ref + WINDOW_FAULTS + (long long) ambiguous);
         return 0;
 }
 
@@ -421,20 +402,13 @@ static int setid_body(void *arg) {
         const char *worker = arg ? setid_worker : getenv("PMAPI_SPAWN_WORKER");
         char pages[16];
         char *argv[] = { (char *) worker, pages, "fork", NULL };
-        pm_data_t g0, g1;
-        long long p0, p1, grew;
-        pm_prog_t prog;
-        int perf, status = -1;
+        long long grew, ref;
+        FaultWindow win;
+        int status = -1;
         pid_t pid;
 
         snprintf(pages, sizeof(pages), "%d", PAGES);
-        perf = perf_inherit_counter();
-        CHECK(perf >= 0);
-        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
-        CHECK_RC(pm_set_program_mygroup(&prog), 0);
-        CHECK_RC(pm_get_data_mygroup(&g0), 0);
-        CHECK_RC(pm_get_data_mygroup(&g0), 0);
-        p0 = perf_read(perf);
+        CHECK(fault_window_open(&win, false) == 0);
         pid = vfork();
         if (pid == 0) {
                 execv(worker, argv);
@@ -442,16 +416,13 @@ static int setid_body(void *arg) {
         }
         CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
         usleep(100 * 1000);             /* a late attach of the child it forked has had its chance */
-        CHECK_RC(pm_get_data_mygroup(&g1), 0);
-        p1 = perf_read(perf);
-        CHECK_RC(pm_get_data_mygroup(&g1), 0);
-        CHECK_RC(pm_delete_program_mygroup(), 0);
-        close(perf);
-        grew = g1.accu[0] - g0.accu[0];
+        CHECK(fault_window_close(&win) == 0);
+        grew = win.g1.accu[0] - win.g0.accu[0];
+        ref = win.p1 - win.p0;
         print_message("# uid %d, %s: the group grew by %lld, perf's inherited counter by %lld\n", (int) geteuid(),
-                      arg ? "set-uid-root program" : "the same program, no set-uid bit", grew, p1 - p0);
-        CHECK(!g1.ginfo.flags.b.partial);
-        CHECK_RANGE(grew, p1 - p0, p1 - p0 + WINDOW_FAULTS);
+                      arg ? "set-uid-root program" : "the same program, no set-uid bit", grew, ref);
+        CHECK(!win.g1.ginfo.flags.b.partial);
+        CHECK_RANGE(grew, ref, ref + WINDOW_FAULTS);
         if (arg)
                 CHECK(grew < PAGES);
         else

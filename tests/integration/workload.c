@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "workload.h"
+#include "check.h"
 
 int touch_fresh_pages(size_t n) {
         size_t page = (size_t) sysconf(_SC_PAGESIZE);
@@ -227,4 +228,28 @@ long long perf_read(int fd) {
         uint64_t v;
 
         return read(fd, &v, sizeof(v)) == sizeof(v) ? (long long) v : -1;
+}
+
+int fault_window_open(FaultWindow *w, bool perf_optional) {
+        pm_prog_t prog;
+
+        *w = (FaultWindow) { .perf = perf_inherit_counter() };
+        CHECK(w->perf >= 0 || perf_optional);
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
+        CHECK_RC(pm_set_program_mygroup(&prog), 0);
+        CHECK_RC(pm_get_data_mygroup(&w->g0), 0);
+        CHECK_RC(pm_get_data_mygroup(&w->g0), 0);
+        w->p0 = w->perf >= 0 ? perf_read(w->perf) : 0;
+        return 0;
+}
+
+int fault_window_close(FaultWindow *w) {
+        CHECK_RC(pm_get_data_mygroup(&w->g1), 0);
+        w->p1 = w->perf >= 0 ? perf_read(w->perf) : 0;
+        CHECK_RC(pm_get_data_mygroup(&w->g1), 0);
+        CHECK_RC(pm_delete_program_mygroup(), 0);
+        if (w->perf >= 0)
+                close(w->perf);
+        w->perf = -1;
+        return 0;
 }

@@ -31,6 +31,21 @@ uint64_t ambiguous_slices(void);
 int perf_inherit_counter(void);
 long long perf_read(int fd);
 
+/* A descendant group on the calling thread counting user-mode page faults, beside perf's inherited
+ * counter on the same thread: the group's growth over the window is checked against the counter's.
+ * open() sets the program and reads the group twice (the second read faults no more), then the
+ * counter; close() reads the group, the counter and the group again (a fork write-protected this
+ * process's pages: the first read's writes fault inside both windows), and deletes the program.
+ * Without perf_optional a refused counter fails open(); with it perf is -1 and p0, p1 stay 0. Each
+ * returns 0, or 1 after saying why on stderr. */
+typedef struct FaultWindow {
+        int perf;
+        pm_data_t g0, g1;
+        long long p0, p1;
+} FaultWindow;
+int fault_window_open(FaultWindow *w, bool perf_optional);
+int fault_window_close(FaultWindow *w);
+
 /* The kernel's own count of the calling thread's page faults since the thread was created
  * (getrusage RUSAGE_THREAD, minor + major: a new thread's start at 0); -1 on error. */
 long long thread_faults(void);

@@ -84,7 +84,7 @@ static int property_get_events(sd_bus *bus, const char *path, const char *interf
                                sd_bus_error *error) {
         Context *c = userdata;
         (void) bus, (void) path, (void) interface, (void) property, (void) error;
-        return bus_append_events(reply, c->manager->events, &c->program);
+        return bus_append_events(reply, c->manager->events, c->program);
 }
 
 int bus_append_time(sd_bus_message *reply, const char *property, const AcctVector accu) {
@@ -134,7 +134,7 @@ static int property_get_event_names(sd_bus *bus, const char *path, const char *i
                                     sd_bus_error *error) {
         Context *c = userdata;
         (void) bus, (void) path, (void) interface, (void) property, (void) error;
-        return bus_append_event_names(reply, c->manager->events, &c->program);
+        return bus_append_event_names(reply, c->manager->events, c->program);
 }
 
 static int property_get_group(sd_bus *bus, const char *path, const char *interface,

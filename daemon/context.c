@@ -18,19 +18,20 @@
 #include "heirs.h"
 #include "local-page.h"
 #include "local-share.h"
+#include "program-share.h"
 #include "macro.h"
 #include "perf-syscall.h"
 
 size_t context_n_sets(const Context *c) {
-        return program_n_sets(&c->program);
+        return c->program ? program_n_sets(c->program) : 1;
 }
 
 CounterGroup *context_set_counters(const Context *c, size_t set) {
         return set == 0 ? c->counters : c->more_sets[set - 1].counters;
 }
 
-static ProgramEncoding *set_encoding(Context *c, size_t set) {
-        return set == 0 ? &c->encoding : &c->more_sets[set - 1].encoding;
+static const ProgramEncoding *set_encoding(Context *c, size_t set) {
+        return set == 0 ? c->encoding : &c->more_sets[set - 1].encoding;
 }
 
 static CounterTimes *set_time_base(Context *c, size_t set) {
@@ -38,7 +39,7 @@ static CounterTimes *set_time_base(Context *c, size_t set) {
 }
 
 size_t context_n_events(const Context *c) {
-        size_t n = c->encoding.n_events;
+        size_t n = c->encoding->n_events;
 
         for (size_t k = 1; k < context_n_sets(c); k++)
                 n += c->more_sets[k - 1].encoding.n_events;
@@ -54,7 +55,7 @@ static int alloc_more_sets(Context *c, const EventTable *events) {
         if (!c->more_sets)
                 return -ENOMEM;
         for (size_t k = 1; k < n; k++) {
-                Program one = program_set(&c->program, k);
+                Program one = program_set(c->program, k);
                 program_encode(&one, events, &c->more_sets[k - 1].encoding);
         }
         return 0;
@@ -88,33 +89,44 @@ int context_new(const CounterBackend *backend, const EventTable *events, pid_t p
         return context_new_with(backend, events, pid, tid, owner_uid, program, pidfd, false, ret);
 }
 
+/* A context with its shared program and nothing opened. */
+static Context *context_alloc(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
+                              uid_t owner_uid, const Program *program) {
+        Context *c = calloc(1, sizeof(*c));
+
+        if (!c)
+                return NULL;
+        *c = (Context) { .pid = pid, .tid = tid, .owner_uid = owner_uid, .backend = backend, .pidfd = -1 };
+        c->program = program_share(program, events);
+        if (!c->program) {
+                free(c);
+                return NULL;
+        }
+        c->encoding = program_share_encoding(c->program);
+        return c;
+}
+
 int context_new_with(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
-                     uid_t owner_uid, const Program *program, int pidfd, bool private_leader, Context **ret) {
+                     uid_t owner_uid, const Program *program, int pidfd, unsigned flags, Context **ret) {
+        bool private_leader = flags & CONTEXT_PRIVATE_LEADER;
         Context *c;
         int r;
 
-        c = calloc(1, sizeof(*c));
+        c = context_alloc(backend, events, pid, tid, owner_uid, program);
         if (!c)
                 return -ENOMEM;
-        c->pid = pid;
-        c->tid = tid;
-        c->owner_uid = owner_uid;
-        c->program = *program;
-        c->backend = backend;
-        c->pidfd = -1;
         c->private_leader = private_leader;
-        program_encode(program, events, &c->encoding);
 
         r = backend->open(&(CounterTarget) { .tid = tid, .cpu = -1, .private_leader = private_leader,
                                              .user_read = private_leader && pmu_user_read_allowed(),
                                              .cgroup_fd = -1 },
-                          c->encoding.attrs, c->encoding.n_events, &c->counters);
+                          c->encoding->attrs, c->encoding->n_events, &c->counters);
         if (r < 0)
                 goto fail;
         r = open_more_sets(c, events);
         if (r < 0)
                 goto fail;
-        if (program_counts_on_start(program)) {
+        if (program_counts_on_start(program) && !(flags & CONTEXT_STOPPED)) {
                 r = context_start(c);
                 if (r < 0)
                         goto fail;
@@ -129,15 +141,12 @@ fail:
 
 int context_adopt(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid, uid_t owner_uid,
                   const Program *program, CounterGroup **counters, int pidfd, Context **ret) {
-        Context *c = calloc(1, sizeof(*c));
+        Context *c = context_alloc(backend, events, pid, tid, owner_uid, program);
 
         if (!c)
                 return -ENOMEM;
-        *c = (Context) { .pid = pid, .tid = tid, .owner_uid = owner_uid, .program = *program, .backend = backend,
-                         .pidfd = -1 };
-        program_encode(program, events, &c->encoding);
         if (alloc_more_sets(c, events) < 0) {
-                free(c);
+                context_free(c);
                 return -ENOMEM;
         }
         c->counters = counters[0];
@@ -171,6 +180,7 @@ Context *context_free(Context *c) {
         free(c->more_sets);
         if (c->pidfd >= 0)
                 close(c->pidfd);
+        program_unshare(c->program);
         free(c);
         return NULL;
 }
@@ -228,7 +238,7 @@ static void sync_local_resets(Context *c, const LocalState *st) {
                 if ((n & 1) || __atomic_load_n(&st->resets, __ATOMIC_RELAXED) != n)
                         continue;
                 c->local_resets = n;
-                if (c->backend->read(c->counters, values, c->encoding.n_events, &now) < 0 ||
+                if (c->backend->read(c->counters, values, c->encoding->n_events, &now) < 0 ||
                     t.enabled_ns < c->time_base.enabled_ns || t.running_ns < c->time_base.running_ns ||
                     t.enabled_ns > now.enabled_ns || t.running_ns > now.running_ns || t.running_ns > t.enabled_ns ||
                     t.enabled_ns - t.running_ns < c->time_base.enabled_ns - c->time_base.running_ns ||
@@ -341,7 +351,7 @@ int context_read_set(Context *c, size_t set, AcctVector accu) {
                 return r;
         program_spread_values(set_encoding(c, set), values, counts);
         base = set_time_base(c, set);
-        if (program_multi_set(&c->program))
+        if (program_multi_set(c->program))
                 acct_raw_from_counts(accu, counts, t.enabled_ns, t.running_ns, base->enabled_ns, base->running_ns);
         else
                 acct_from_counts(accu, counts, t.enabled_ns, t.running_ns, base->enabled_ns, base->running_ns);
@@ -354,7 +364,7 @@ int context_read(Context *c, AcctVector accu) {
 
 Program context_get_program(Context *c) {
         context_sync_local(c);
-        return program_with_count(&c->program, c->counting);
+        return program_with_count(c->program, c->counting);
 }
 
 bool context_thread_alive(const Context *c) {

@@ -57,8 +57,9 @@ typedef struct Context {
                                          * context a caller made; then from perf COMM records (exec,
                                          * PR_SET_NAME); "" if unknown */
         ContextOrigin origin;
-        Program program;                /* as set; the count bit is the initial state */
-        ProgramEncoding encoding;
+        const Program *program;         /* as set, shared (program-share.h); the count bit is the
+                                         * initial state */
+        const ProgramEncoding *encoding;        /* set 0's, shared with the program */
         bool counting;                  /* the thread's own state */
         bool enabled;                   /* the counters run: own state AND the group's */
         bool attached_late;             /* from a fork record, and its library has not called Inherit */
@@ -91,9 +92,13 @@ typedef struct Context {
  * Takes ownership of pidfd on success only. */
 int context_new(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
                 uid_t owner_uid, const Program *program, int pidfd, Context **ret);
-/* The same with a private leader (counter.h) when private_leader: the thread may read locally. */
+/* The same with flags: CONTEXT_PRIVATE_LEADER gives the counters a private leader (counter.h) so
+ * that the thread may read locally; CONTEXT_STOPPED leaves them stopped whatever the count bit (the
+ * caller starts them once the group state is known), the count bit still the initial state. */
+#define CONTEXT_PRIVATE_LEADER 1u
+#define CONTEXT_STOPPED 2u
 int context_new_with(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
-                     uid_t owner_uid, const Program *program, int pidfd, bool private_leader, Context **ret);
+                     uid_t owner_uid, const Program *program, int pidfd, unsigned flags, Context **ret);
 /* A context around counters another image of pmapid opened for this program (handover.h): nothing
  * is switched; the caller restores the state fields. counters[k] is set k's group, one per set.
  * Takes the counters and pidfd on success. */

@@ -168,7 +168,7 @@ static GVariant *context_variant(Context *c, FdList *l) {
         }
         return g_variant_new("(iiuui@ayi@" HANDOVER_PROGRAM "bbba(tb)uittaaia(tt))", c->pid, c->tid, c->owner_uid,
                              c->target_uid, c->creator_pid, comm_variant(c->comm), (int32_t) c->origin,
-                             program_variant(&c->program), c->counting, c->enabled, c->attached_late, &history,
+                             program_variant(c->program), c->counting, c->enabled, c->attached_late, &history,
                              c->group ? c->group->id : 0u, fd_index(l, c->pidfd), (guint64) c->thread_ino,
                              (guint64) c->attached_ns, &counters, &bases);
 }

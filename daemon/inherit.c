@@ -61,9 +61,9 @@ static int inheritance_for(Manager *m, pid_t pid, pid_t ppid, pid_t ptid, uint64
 
         if (parent)
                 context_sync_local(parent);     /* the switches it made itself, in process */
-        if (parent && parent->pid == ppid && program_inherits(&parent->program) &&
+        if (parent && parent->pid == ppid && program_inherits(parent->program) &&
             !(parent->group && parent->group->process && pid != ppid)) {
-                *ret = (Inheritance) { &parent->program, parent->owner_uid, parent->target_uid, parent->group,
+                *ret = (Inheritance) { parent->program, parent->owner_uid, parent->target_uid, parent->group,
                                        context_counting_at(parent, created_ns), parent->comm };
                 return 0;
         }

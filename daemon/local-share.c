@@ -37,16 +37,16 @@ static int seal(int fd, unsigned seals) {
 
 static void fill_page(const Context *c, LocalPage *p) {
         *p = (LocalPage) { .magic = LOCAL_PAGE_MAGIC, .version = LOCAL_PAGE_VERSION, .valid = 1,
-                           .n_values = (uint32_t) c->encoding.n_events + 1 };
+                           .n_values = (uint32_t) c->encoding->n_events + 1 };
         p->slot[0] = -1;                /* the private leader */
-        for (size_t i = 0; i < c->encoding.n_events; i++)
-                p->slot[i + 1] = c->encoding.slot[i];
-        for (size_t i = c->encoding.n_events + 1; i < LOCAL_PAGE_MAX_VALUES; i++)
+        for (size_t i = 0; i < c->encoding->n_events; i++)
+                p->slot[i + 1] = c->encoding->slot[i];
+        for (size_t i = c->encoding->n_events + 1; i < LOCAL_PAGE_MAX_VALUES; i++)
                 p->slot[i] = -1;
-        p->pmu_counter = c->encoding.n_events == 1 && (c->encoding.attrs[0].type == PERF_TYPE_HARDWARE ||
-                                                       c->encoding.attrs[0].type == PERF_TYPE_HW_CACHE ||
-                                                       c->encoding.attrs[0].type == PERF_TYPE_RAW ||
-                                                       c->encoding.attrs[0].type >= PERF_TYPE_MAX);
+        p->pmu_counter = c->encoding->n_events == 1 && (c->encoding->attrs[0].type == PERF_TYPE_HARDWARE ||
+                                                       c->encoding->attrs[0].type == PERF_TYPE_HW_CACHE ||
+                                                       c->encoding->attrs[0].type == PERF_TYPE_RAW ||
+                                                       c->encoding->attrs[0].type >= PERF_TYPE_MAX);
 }
 
 int local_share_open(Context *c, int *ret_page, int *ret_state) {

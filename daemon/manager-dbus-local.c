@@ -14,7 +14,7 @@
 
 bool manager_bus_local_allowed(const BusTarget *t, const Context *c) {
         return t->pid == t->caller.pid && c->owner_uid == t->caller.euid && !c->group && c->private_leader &&
-               !program_multi_set(&c->program) &&
+               !program_multi_set(c->program) &&
                c->backend->sibling_fd(c->counters) >= 0;
 }
 
@@ -30,7 +30,7 @@ int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return r;
         r = manager_get_thread(manager, &t.caller, t.pid, t.tid, &c, &t.refusal);
         if (r >= 0)
-                r = manager_check_read(manager, &t.caller, &c->program, c->owner_uid);
+                r = manager_check_read(manager, &t.caller, c->program, c->owner_uid);
         if (r < 0)
                 return manager_bus_fail(m, manager, error, r, &t);
         if (!manager_bus_local_allowed(&t, c))

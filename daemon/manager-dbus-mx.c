@@ -154,12 +154,12 @@ int method_get_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         r = manager_bus_message_context(m, userdata, error, &t, &c);
         if (r < 0)
                 return r;
-        r = manager_check_read(userdata, &t.caller, &c->program, c->owner_uid);
+        r = manager_check_read(userdata, &t.caller, c->program, c->owner_uid);
         if (r >= 0)
                 r = set_source_read_all(&(SetSource) { set_source_read_context, c, 0 }, context_n_sets(c), v);
         if (r < 0)
                 return manager_bus_fail(m, userdata, error, r, &t);
-        return reply_sets(m, &c->program, v, longest_enabled(v, context_n_sets(c)), NULL);
+        return reply_sets(m, c->program, v, longest_enabled(v, context_n_sets(c)), NULL);
 }
 
 /* The group scope. */

@@ -22,7 +22,7 @@
 static bool may_read_context(Manager *m, const Caller *caller, Context *c, int yama, unsigned *checks) {
         (*checks)++;
         return manager_check_context_access(m, caller, c, yama) >= 0 &&
-               manager_check_read(m, caller, &c->program, c->owner_uid) >= 0;
+               manager_check_read(m, caller, c->program, c->owner_uid) >= 0;
 }
 
 /* Whether GetGroupData through some live member would answer caller. Members are judged one per
@@ -72,7 +72,7 @@ static int append_context(sd_bus_message *reply, Manager *m, Context *c) {
                                           (uint32_t) c->owner_uid, (int) c->counting,
                                           (uint32_t) (c->group ? c->group->id : 0));
         if (r >= 0)
-                r = append_events(reply, m->events, &c->program);
+                r = append_events(reply, m->events, c->program);
         if (r >= 0)
                 r = append_data(reply, accu);
         if (r >= 0)

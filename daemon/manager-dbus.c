@@ -291,7 +291,7 @@ static int method_get_data(sd_bus_message *m, void *userdata, sd_bus_error *erro
         r = manager_bus_message_context(m, userdata, error, &t, &c);
         if (r < 0)
                 return r;
-        r = manager_check_read(userdata, &t.caller, &c->program, c->owner_uid);
+        r = manager_check_read(userdata, &t.caller, c->program, c->owner_uid);
         if (r >= 0)
                 r = context_read(c, accu);
         if (r < 0)

@@ -334,8 +334,14 @@ void manager_exits_lost(uint64_t n_lost, void *userdata) {
         Manager *m = userdata;
         size_t n = manager_sweep_dead(m);
 
-        (void) manager_sweep_births(m);         /* births among the records lost */
-        log_info("%" PRIu64 " thread records lost: %zu contexts of exited threads found by a sweep.", n_lost, n);
+        size_t born = manager_sweep_births(m);  /* births among the records lost */
+
+        if (n_lost > 0)
+                log_info("%" PRIu64 " thread records lost: %zu contexts of exited threads and %zu born threads "
+                         "found by a sweep.", n_lost, n, born);
+        else if (n + born > 0)
+                log_info("A full fork-watch ring went quiet: %zu contexts of exited threads and %zu born threads "
+                         "found by a sweep.", n, born);
 }
 
 static bool recheck_exit(pid_t tid, uint64_t attached_ns, void *userdata) {
@@ -514,7 +520,6 @@ void manager_note_grant(Manager *m, const Caller *caller) {
 }
 
 int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int pidfd, Context **ret) {
-        Program initial = *spec->program;
         uint64_t attached_ns = now_monotonic_ns();
         Context *c = NULL;
         int r;
@@ -543,9 +548,8 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
                 (void) fork_watch_set_enabled(m->fork_watch, true);
 
         /* Opened stopped, joined, then switched on: never counts while the group state says off. */
-        initial.mode &= ~(uint32_t) PM_COUNT;
-        r = context_new_with(backend, m->events, pid, tid, spec->owner_uid, &initial, pidfd,
-                             spec->local && !spec->born, &c);
+        r = context_new_with(backend, m->events, pid, tid, spec->owner_uid, spec->program, pidfd,
+                             CONTEXT_STOPPED | (spec->local && !spec->born ? CONTEXT_PRIVATE_LEADER : 0), &c);
         if (r == -ENOMEM)
                 return r;
         if (r == -EMFILE || r == -ENFILE)
@@ -554,7 +558,6 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
                 return log_debug_errno(-ENODEV, "Opening counters on thread %d failed: %s", (int) tid,
                                        strerror(-r));
         c->manager = m;
-        c->program.mode = spec->program->mode;
         c->target_uid = spec->target_uid;
         c->creator_pid = spec->creator_pid;
         c->origin = spec->origin;

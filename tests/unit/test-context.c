@@ -22,6 +22,7 @@
 #include "macro.h"
 #include "pmapi.h"
 #include "program.h"
+#include "program-share.h"
 
 static int setup_table(void **state) {
         EventTable *t = NULL;
@@ -318,7 +319,7 @@ static void test_get_program_clears_count_bit_after_stop(void **state) {
         assert_int_equal(context_get_program(c).mode, PM_USER | PM_COUNT);
         assert_int_equal(context_stop(c), 0);
         assert_int_equal(context_get_program(c).mode, PM_USER);
-        assert_int_equal(c->program.mode, PM_USER | PM_COUNT);  /* the program as set is kept */
+        assert_int_equal(c->program->mode, PM_USER | PM_COUNT);  /* the program as set is kept */
         context_free(c);
 }
 
@@ -333,8 +334,38 @@ static void test_new_records_target_and_owner(void **state) {
         assert_int_equal(c->owner_uid, 4321);
         assert_int_equal(c->pidfd, -1);
         assert_ptr_equal(c->backend, &counter_backend_fake);
-        assert_int_equal(c->encoding.n_events, 1);
+        assert_int_equal(c->encoding->n_events, 1);
         context_free(c);
+}
+
+/* Contexts of one program hold one copy of it (and of its encoding), whatever padding the caller's
+ * copy carries; the copy goes with the last of them. */
+static void test_contexts_share_one_program(void **state) {
+        Program p, q, other = program_with(PM_USER | PM_KERNEL);
+        Context *a = NULL, *b = NULL, *c = NULL;
+        size_t before = program_share_count();
+
+        memset(&p, 0xa5, sizeof(p));    /* garbage in the padding */
+        p = (Program) { .mode = PM_USER };
+        for (size_t i = 0; i < MAX_COUNTERS; i++)
+                p.events[i] = COUNT_NOTHING;
+        p.events[0] = EVENT_ID(1);
+        memset(&q, 0, sizeof(q));
+        q = p;
+        other.events[0] = EVENT_ID(1);
+        assert_int_equal(context_new(&counter_backend_fake, *state, 1, 1, 0, &p, -1, &a), 0);
+        assert_int_equal(context_new(&counter_backend_fake, *state, 1, 2, 0, &q, -1, &b), 0);
+        assert_int_equal(context_new(&counter_backend_fake, *state, 1, 3, 0, &other, -1, &c), 0);
+        assert_ptr_equal(a->program, b->program);
+        assert_ptr_equal(a->encoding, b->encoding);
+        assert_ptr_not_equal(a->program, c->program);
+        assert_int_equal(program_share_count(), before + 2);
+        context_free(a);
+        assert_int_equal(b->encoding->n_events, 1);     /* still there for the other holder */
+        context_free(b);
+        assert_int_equal(program_share_count(), before + 1);
+        context_free(c);
+        assert_int_equal(program_share_count(), before);
 }
 
 static void test_free_closes_the_counters(void **state) {
@@ -466,6 +497,7 @@ int main(void) {
                 cmocka_unit_test(test_get_program_reports_current_count_state),
                 cmocka_unit_test(test_get_program_clears_count_bit_after_stop),
                 cmocka_unit_test(test_new_records_target_and_owner),
+                cmocka_unit_test(test_contexts_share_one_program),
                 cmocka_unit_test(test_free_closes_the_counters),
                 cmocka_unit_test(test_failed_open_returns_error_and_leaves_nothing_open),
                 cmocka_unit_test(test_pidfd_is_taken_on_success_only),

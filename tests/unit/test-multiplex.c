@@ -316,9 +316,9 @@ static void test_sets_cross_a_handover(void **state) {
         c = manager_lookup(b, FAKE_TID(1));
         assert_non_null(c);
         assert_int_equal(context_n_sets(c), 2);
-        assert_true(c->program.multi_mode);
-        assert_int_equal(c->program.slice_ms, 100);
-        assert_int_equal(c->program.sets[1].mode, PM_KERNEL | PM_COUNT);
+        assert_true(c->program->multi_mode);
+        assert_int_equal(c->program->slice_ms, 100);
+        assert_int_equal(c->program->sets[1].mode, PM_KERNEL | PM_COUNT);
         assert_int_equal(read_set(c, 1, 0), 77);
         g2 = manager_find_group(b, 5);
         assert_non_null(g2);

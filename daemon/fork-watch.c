@@ -81,6 +81,12 @@ struct ForkWatch {
         GArray *batch;                          /* WatchRecord, reused from one drain to the next;
                                                  * fork records a comm-only drain left for later */
         sd_event_source *later;                 /* dispatches what a comm-only drain left */
+        /* The kernel writes its LOST record only with the next record on that CPU: after a burst that
+         * filled a ring, a quiet machine would keep the loss (and threads born in it) unseen. A drain
+         * that found a ring nearly full arms this timer; when nothing has come for a while, the loss
+         * is assumed and reported (n_lost 0: unknown). */
+        sd_event_source *suspect;
+        bool overflow_suspected;
         uint64_t n_lost;
         bool enabled, dispatching;
 };
@@ -98,6 +104,7 @@ ForkWatch *fork_watch_free(ForkWatch *w) {
         }
         free(w->cpus);
         sd_event_source_disable_unref(w->later);
+        sd_event_source_disable_unref(w->suspect);
         if (w->batch)
                 g_array_unref(w->batch);
         free(w);
@@ -125,8 +132,15 @@ static void read_comm(const ForkWatchCpu *c, uint64_t pos, const struct perf_eve
         ring_copy(c, pos + h->size - sizeof(uint64_t), &ret->time, sizeof(ret->time));
 }
 
+/* Room for a record of any kind we ask for (the largest is COMM's): less than this left in a ring
+ * and the kernel may have dropped one. */
+#define RING_SLACK 128
+
 static void cpu_read(ForkWatch *w, ForkWatchCpu *c) {
         uint64_t tail = c->meta->data_tail;     /* only we write it */
+
+        if (c->head - tail + RING_SLACK > c->data_size)
+                w->overflow_suspected = true;
 
         while (tail < c->head) {
                 struct perf_event_header h;
@@ -160,6 +174,7 @@ static void cpu_read(ForkWatch *w, ForkWatchCpu *c) {
                         ring_copy(c, tail, &r, sizeof(r));
                         w->n_lost += r.lost;
                         w->lost_unreported += r.lost;
+                        w->overflow_suspected = false;  /* the kernel told: no need to guess */
                         log_warning("Fork watch: kernel lost %" PRIu64 " records on CPU %u, ignoring",
                                     (uint64_t) r.lost, c->cpu);
                 }
@@ -197,23 +212,47 @@ static void dispatch(ForkWatch *w, const WatchRecord *r) {
                 w->comm_handler((pid_t) r->pid, (pid_t) r->tid, r->comm, r->time, w->comm_userdata);
 }
 
-void fork_watch_flush(ForkWatch *w) {
+/* Tells the lost handler of a loss the kernel has not reported yet (fork-watch.h: n_lost 0). */
+static void report_suspected(ForkWatch *w) {
+        if (!w->overflow_suspected || w->dispatching)
+                return;
+        w->overflow_suspected = false;
+        (void) sd_event_source_set_enabled(w->suspect, SD_EVENT_OFF);
+        if (w->lost_handler) {
+                w->dispatching = true;
+                w->lost_handler(0, w->exit_userdata);
+                w->dispatching = false;
+        }
+}
+
+/* settle: a caller's answer depends on every creation so far, so a suspected loss is reported now;
+ * otherwise it waits until the rings go quiet. */
+static void flush(ForkWatch *w, bool settle) {
         assert(w);
         if (w->dispatching)
                 return;
         drain(w);
-        if (w->batch->len == 0 && w->lost_unreported == 0)
-                return;
-        w->dispatching = true;
-        for (guint i = 0; i < w->batch->len; i++)
-                dispatch(w, &g_array_index(w->batch, WatchRecord, i));
-        if (w->lost_unreported > 0 && w->lost_handler) {
-                uint64_t n = w->lost_unreported;
-                w->lost_unreported = 0;
-                w->lost_handler(n, w->exit_userdata);
+        if (w->overflow_suspected && !settle)
+                (void) sd_event_source_set_time_relative(w->suspect, FORK_WATCH_QUIET_USEC),
+                        (void) sd_event_source_set_enabled(w->suspect, SD_EVENT_ONESHOT);
+        if (w->batch->len > 0 || w->lost_unreported > 0) {
+                w->dispatching = true;
+                for (guint i = 0; i < w->batch->len; i++)
+                        dispatch(w, &g_array_index(w->batch, WatchRecord, i));
+                if (w->lost_unreported > 0 && w->lost_handler) {
+                        uint64_t n = w->lost_unreported;
+                        w->lost_unreported = 0;
+                        w->lost_handler(n, w->exit_userdata);
+                }
+                w->dispatching = false;
+                g_array_set_size(w->batch, 0);
         }
-        w->dispatching = false;
-        g_array_set_size(w->batch, 0);
+        if (settle)
+                report_suspected(w);
+}
+
+void fork_watch_flush(ForkWatch *w) {
+        flush(w, true);
 }
 
 void fork_watch_flush_comm(ForkWatch *w) {
@@ -255,12 +294,18 @@ void fork_watch_set_comm_handler(ForkWatch *w, ForkWatchCommHandler handler, voi
 
 static int on_later(sd_event_source *s, void *userdata) {
         (void) s;
-        fork_watch_flush(userdata);
+        flush(userdata, false);
+        return 0;
+}
+
+/* Quiet since a ring was nearly full: whatever the kernel dropped then, it has not said. */
+static int on_suspect(sd_event_source *s, uint64_t usec, void *userdata) {
+        flush(userdata, true);
         return 0;
 }
 
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        fork_watch_flush(userdata);             /* one wakeup drains every CPU: the order is global */
+        flush(userdata, false);                 /* one wakeup drains every CPU: the order is global */
         return 0;
 }
 
@@ -338,6 +383,11 @@ static int fork_watch_alloc(sd_event *event, ForkWatchHandler handler, void *use
                 return r;
         (void) sd_event_source_set_enabled(w->later, SD_EVENT_OFF);
         (void) sd_event_source_set_description(w->later, "fork-watch-later");
+        r = sd_event_add_time_relative(event, &w->suspect, CLOCK_MONOTONIC, FORK_WATCH_QUIET_USEC, 0, on_suspect, w);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(w->suspect, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(w->suspect, "fork-watch-overflow");
         *ret = TAKE_PTR(w);
         return 0;
 }

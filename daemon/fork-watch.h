@@ -30,8 +30,11 @@ typedef void (*ForkWatchCommHandler)(pid_t pid, pid_t tid, const char *comm, uin
 
 /* A task exited (PERF_RECORD_EXIT), at CLOCK_MONOTONIC time_ns, in kernel order with the others. */
 typedef void (*ForkWatchExitHandler)(pid_t pid, pid_t tid, uint64_t time_ns, void *userdata);
-/* The kernel lost records (a ring overflowed): exits among them went unseen. */
+/* The kernel lost records (a ring overflowed): exits and births among them went unseen. n_lost 0:
+ * a ring was full and then quiet for FORK_WATCH_QUIET_USEC, so a loss may be there that the kernel
+ * has not yet reported (it reports with the next record on that CPU). */
 typedef void (*ForkWatchLostHandler)(uint64_t n_lost, void *userdata);
+#define FORK_WATCH_QUIET_USEC (50 * 1000)
 
 /* Needs CAP_PERFMON (or root): -EACCES/-EPERM come back unchanged so the daemon can log and run
  * without thread-creation tracking. */
@@ -44,7 +47,8 @@ int fork_watch_set_enabled(ForkWatch *w, bool enabled);
 
 /* Drains every CPU's buffer now and calls the handler (the daemon calls this before answering a call
  * whose answer depends on recent thread creations). The kernel writes a record before clone() returns
- * to the creator, so a creation the caller already knows about is always seen. */
+ * to the creator, so a creation the caller already knows about is always seen; where a ring was
+ * nearly full, a loss the kernel has not yet reported is reported now (the lost handler, n_lost 0). */
 void fork_watch_flush(ForkWatch *w);
 
 /* Names are dropped until a handler is set. */

@@ -6,7 +6,9 @@
  * two maps) are raised for that row and put back at exit, and pmapid restarted with MaxContexts
  * large enough; PMAPI_BENCH_MEMBERS_MAX=10000 leaves it out. Prints numbers; asserts nothing. */
 #include <linux/perf_event.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,12 +60,14 @@ static long long raw_read_ns(void) {
 static const char *const sysctl_paths[] = { "/proc/sys/kernel/pid_max", "/proc/sys/vm/max_map_count" };
 static char sysctl_saved[2][32];
 
+/* open/write only: also called from a signal handler. */
 static int sysctl_write(const char *path, const char *value) {
-        FILE *f = fopen(path, "w");
-        int r = f && fputs(value, f) >= 0 ? 0 : -1;
+        int fd = open(path, O_WRONLY | O_CLOEXEC), r;
 
-        if (f && fclose(f) != 0)
-                r = -1;
+        if (fd < 0)
+                return -1;
+        r = write(fd, value, strlen(value)) == (ssize_t) strlen(value) ? 0 : -1;
+        close(fd);
         return r;
 }
 
@@ -73,8 +77,19 @@ static void sysctls_restore(void) {
                         fprintf(stderr, "# could not put %s back to %s\n", sysctl_paths[i], sysctl_saved[i]);
 }
 
+/* meson's timeout sends SIGTERM: the machine gets its limits back all the same. */
+static void on_fatal_signal(int sig) {
+        for (size_t i = 0; i < 2; i++)
+                if (sysctl_saved[i][0])
+                        (void) sysctl_write(sysctl_paths[i], sysctl_saved[i]);
+        signal(sig, SIG_DFL);
+        raise(sig);
+}
+
 /* Room for HUGE_GROUP more threads, or false where this process may not make it. */
 static bool sysctls_raise(void) {
+        static bool undo_installed;
+
         for (size_t i = 0; i < 2; i++) {
                 FILE *f = fopen(sysctl_paths[i], "r");
                 long now = 0;
@@ -87,8 +102,12 @@ static bool sysctls_raise(void) {
                 if (now >= 4 * HUGE_GROUP)
                         continue;
                 snprintf(sysctl_saved[i], sizeof(sysctl_saved[i]), "%ld", now);
-                if (i == 0 && !sysctl_saved[1][0])
+                if (!undo_installed) {
+                        undo_installed = true;
                         atexit(sysctls_restore);
+                        signal(SIGTERM, on_fatal_signal);
+                        signal(SIGINT, on_fatal_signal);
+                }
                 char want[32];
                 snprintf(want, sizeof(want), "%d", 4 * HUGE_GROUP);
                 if (sysctl_write(sysctl_paths[i], want) != 0)

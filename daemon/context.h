@@ -63,6 +63,9 @@ typedef struct Context {
         bool counting;                  /* the thread's own state */
         bool enabled;                   /* the counters run: own state AND the group's */
         bool attached_late;             /* from a fork record, and its library has not called Inherit */
+        bool late_heir;                 /* what its thread creates (or its process group's
+                                         * non-members) is attached from fork records, not born
+                                         * counting: the fork watch must wake at each record */
         StateChange history[CONTEXT_STATE_HISTORY];     /* a ring, newest at next - 1 */
         size_t n_history, next_history;
         struct Group *group;            /* NULL, or the group this thread is a live member of */

@@ -39,6 +39,11 @@ typedef void (*ForkWatchLostHandler)(uint64_t n_lost, void *userdata);
 /* Needs CAP_PERFMON (or root): -EACCES/-EPERM come back unchanged so the daemon can log and run
  * without thread-creation tracking. */
 int fork_watch_new(sd_event *event, ForkWatchHandler handler, void *userdata, ForkWatch **ret);
+/* Lazy, the handlers run up to FORK_WATCH_LAZY_USEC after a record (or at fork_watch_flush()), and
+ * the rings are not polled: for a daemon to whom a late record costs nothing (the kernel counts new
+ * threads from their birth, heirs.h). Otherwise (the start) every record wakes the watch. */
+#define FORK_WATCH_LAZY_USEC (20 * 1000)
+void fork_watch_set_lazy(ForkWatch *w, bool lazy);
 ForkWatch *fork_watch_free(ForkWatch *w);
 
 /* Records are only produced while enabled (the daemon enables it while any context exists). Starts

@@ -119,7 +119,7 @@ int manager_set_group_program(Manager *m, const Caller *caller, pid_t pid, pid_t
         r = manager_check_access(m, caller, pid, tid, &pidfd, ret_refusal);
         if (r < 0)
                 return r;
-        if (manager_lookup(m, tid))
+        if (manager_lookup_fresh(m, tid))
                 return -EEXIST;
         r = manager_caller_verdict(m, caller, program);
         if (r < 0)

@@ -10,22 +10,28 @@
 #include "manager.h"
 
 void manager_carry(Manager *m, Context *c) {
+        bool inherits = program_inherits(c->program);
         int r;
 
+        /* A process group's threads made by non-members join it from their fork records. */
+        manager_set_late_heir(m, c, inherits && c->group && c->group->process);
         if (!m->heirs || c->backend == &counter_backend_bpf)
                 return;         /* a born thread carries the control it was born with */
         /* Several sets take turns on the PMU: a born thread would count them all at once. Those
          * threads are attached after the fact, as without the engine. */
-        if (!program_inherits(c->program) || context_n_sets(c) != 1) {
+        if (!inherits || context_n_sets(c) != 1) {
                 heirs_drop(m->heirs, c->tid);
+                manager_set_late_heir(m, c, inherits || c->late_heir);
                 return;
         }
         /* Its births count against the uid its contexts would: the owner's, or root's target's. */
         r = heirs_carry(m->heirs, c->tid, c->encoding->attrs, c->encoding->n_events, c->enabled,
                         c->group ? c->group->id : 0, manager_charged_uid(c->owner_uid, c->target_uid, CONTEXT_INHERIT));
-        if (r < 0)
+        if (r < 0) {
                 log_debug("Thread %d's creations will be attached after the fact: %s", (int) c->tid,
                           r == -E2BIG ? "too many different events counted at once" : strerror(-r));
+                manager_set_late_heir(m, c, true);
+        }
 }
 
 void manager_start_heirs(Manager *m, unsigned max_threads) {

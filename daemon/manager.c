@@ -113,8 +113,22 @@ size_t manager_n_contexts(Manager *m) {
 
 /* Fork records cost the daemon a wakeup per new task on the machine: only while anyone counts. */
 static void update_fork_watch(Manager *m) {
-        if (m->fork_watch)
-                (void) fork_watch_set_enabled(m->fork_watch, manager_n_contexts(m) > 0);
+        if (!m->fork_watch)
+                return;
+        (void) fork_watch_set_enabled(m->fork_watch, manager_n_contexts(m) > 0);
+        /* Where every creation that inherits is born counting, a late record costs nothing. */
+        fork_watch_set_lazy(m->fork_watch, m->heirs && m->n_late_heirs == 0);
+}
+
+void manager_set_late_heir(Manager *m, Context *c, bool late) {
+        if (c->late_heir == late)
+                return;
+        c->late_heir = late;
+        if (late)
+                m->n_late_heirs++;
+        else
+                m->n_late_heirs -= MIN(m->n_late_heirs, 1);
+        update_fork_watch(m);
 }
 
 void manager_update_fork_watch(Manager *m) {
@@ -183,6 +197,8 @@ static void remove_context(Manager *m, Context *c) {
         m->fds_used -= MIN(m->fds_used, context_fds(c));
         if (m->heirs)
                 heirs_drop(m->heirs, c->tid);
+        if (c->late_heir)
+                m->n_late_heirs -= MIN(m->n_late_heirs, 1);
         g_hash_table_remove(m->threads, GINT_TO_POINTER(c->tid));
         update_fork_watch(m);
 }
@@ -419,9 +435,7 @@ int manager_check_context_access(Manager *m, const Caller *caller, const Context
         return r;
 }
 
-/* A thread born counting in the kernel has its context once its fork record is read: a call from it
- * (or about it) may come first, so a miss reads the records before it answers. */
-static Context *lookup_fresh(Manager *m, pid_t tid) {
+Context *manager_lookup_fresh(Manager *m, pid_t tid) {
         Context *c = manager_lookup(m, tid);
 
         if (!c && m->fork_watch) {
@@ -439,7 +453,7 @@ int manager_get_thread(Manager *m, const Caller *caller, pid_t pid, pid_t tid, C
 
         /* First party: a live context of the caller's own process is the caller's to use. */
         if (pid == caller->pid) {
-                c = lookup_fresh(m, tid);
+                c = manager_lookup_fresh(m, tid);
                 if (c && c->pid == pid) {
                         *ret = c;
                         return 0;
@@ -451,7 +465,7 @@ int manager_get_thread(Manager *m, const Caller *caller, pid_t pid, pid_t tid, C
         if (r < 0)
                 return r;
         /* The context's own pin and ours are both alive: the same thread. */
-        c = lookup_fresh(m, tid);
+        c = manager_lookup_fresh(m, tid);
         if (!c || c->pid != pid)
                 return -ENODATA;
         *ret = c;
@@ -664,8 +678,8 @@ int manager_set_program(Manager *m, const Caller *caller, pid_t pid, pid_t tid, 
         r = manager_check_access(m, caller, pid, tid, &pidfd, ret_refusal);
         if (r < 0)
                 return r;
-        if (manager_lookup(m, tid))
-                return -EEXIST;
+        if (manager_lookup_fresh(m, tid))
+                return -EEXIST;         /* born counting: a new thread's inherited context is its own */
         r = manager_caller_verdict(m, caller, program);
         if (r < 0)
                 return r;

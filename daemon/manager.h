@@ -62,6 +62,7 @@ typedef struct Manager {
         pid_t self_pid;                 /* pmapid's own threads are never targets */
         unsigned next_group_id;
         uint64_t n_attached_late;       /* threads attached from fork records, not by their library */
+        size_t n_late_heirs;            /* contexts with late_heir set (context.h) */
         uint64_t n_missed;              /* new threads gone before they could be attached */
         uint64_t n_refused;             /* calls the access rule refused */
         SystemOwners *systems;          /* the system-wide contexts, one per owner process */
@@ -217,6 +218,9 @@ int manager_inherit(Manager *m, const Caller *caller, pid_t pid, pid_t tid, pid_
 
 /* For manager*.c and inherit.c only. */
 Context *manager_lookup(Manager *m, pid_t tid);
+/* The same after reading the fork records where tid has none: a thread born counting in the kernel
+ * has its context once its record is read, and a call from it (or about it) may come first. */
+Context *manager_lookup_fresh(Manager *m, pid_t tid);
 /* May uid, with the administrator's grant, count program? 0, -EPERM (no counting) or -EACCES
  * (kernel mode refused). */
 int manager_counting_verdict(const Manager *m, uid_t uid, PolicyGrant grant, const Program *program);
@@ -247,6 +251,10 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
 /* Inheritance inside the kernel: thread c's creations are born counting (heirs.h), where the engine
  * runs and c's program passes on; otherwise nothing (they are attached after the fact). */
 void manager_carry(Manager *m, Context *c);
+/* Whether c's creations are attached after the fact (context.h, late_heir): while any is, the fork
+ * watch wakes at each record; otherwise it reads them every 20 ms and before the calls that need
+ * them (fork_watch_set_lazy). */
+void manager_set_late_heir(Manager *m, Context *c, bool late);
 /* Born threads pmapid has no context of (their fork records lost): attached, or their counts added to
  * their group if they are gone. Returns the contexts added. */
 size_t manager_sweep_births(Manager *m);

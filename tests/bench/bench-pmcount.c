@@ -3,13 +3,15 @@
  * creates a thread; dash starts each true with vfork, which reaches no library, so pmapid attaches
  * them from their fork records) and a thread-heavy one (thread-burst: 200 threads, 20 at a time,
  * each touching 16 fresh pages). Each runs bare (wall time by the clock; page faults and CPU time
- * from wait4's rusage), under `perf stat -e page-faults,task-clock` (its counts), and under
+ * from wait4's rusage), bare again while pmapid counts another process (what pmapid costs everyone
+ * else on the machine: every switch, fork, exec and exit), under `perf stat -e page-faults,task-clock` (its counts), and under
  * pmcount -k with PM_PAGE_FLT,PM_TASK_CLOCK in its default mode (libpmapi-preload.so in the
  * command) and with --no-preload (its counts). Medians of REPS runs, after one warm-up run of each,
  * the modes taken in turn within a round; printed as ratios against bare and against perf stat, the
  * floors of the same run, with the page faults per process or thread that pmcount adds over perf
  * stat. Prints numbers; asserts nothing. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 
 #include "bench-stats.h"
 #include "bus-fixture.h"
+#include "workload.h"
 
 #define REPS 7
 #define FORK_LOOP "for i in $(seq 300); do /bin/true; done"
@@ -28,6 +31,7 @@
 
 typedef enum Mode {
         MODE_BARE,
+        MODE_BESIDE,
         MODE_PERF,
         MODE_PMCOUNT,
         MODE_NO_PRELOAD,
@@ -36,6 +40,7 @@ typedef enum Mode {
 
 static const char *const mode_names[_MODE_MAX] = {
         [MODE_BARE] = "bare",
+        [MODE_BESIDE] = "bare, pmapid busy",
         [MODE_PERF] = "perf stat",
         [MODE_PMCOUNT] = "pmcount (preload)",
         [MODE_NO_PRELOAD] = "pmcount --no-preload",
@@ -121,10 +126,36 @@ static int parse_pmcount(const char *out, Sample *s) {
         return found == 3 ? 0 : -1;
 }
 
+/* pmcount counting a sleep, once pmapid has its context: pmapid counts something else than the
+ * command. Its pid, or -1. */
+static pid_t count_another(void) {
+        pid_t pid = fork();
+
+        if (pid == 0) {
+                int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+                (void) setpgid(0, 0);   /* a group of its own, for the ^C that ends it */
+                if (null >= 0)
+                        (void) dup2(null, STDOUT_FILENO), (void) dup2(null, STDERR_FILENO);
+                execl(getenv("PMAPI_PMCOUNT"), "pmcount", "-e", "PM_PAGE_FLT", "--", "sleep", "600", (char *) NULL);
+                _exit(127);
+        }
+        for (int i = 0; pid > 0 && i < 500 && manager_property_u("ContextCount") == 0; i++)
+                usleep(10 * 1000);
+        return pid;
+}
+
+static void stop_another(pid_t pid) {
+        if (pid <= 0)
+                return;
+        (void) kill(-pid, SIGINT);      /* as ^C would: the sleep ends, pmcount reports */
+        (void) waitpid(pid, NULL, 0);
+}
+
 static int run_mode(Mode mode, char *const command[], Sample *s) {
         static char out[65536];
         char *argv[32];
         struct rusage ru;
+        pid_t other = -1;
         int n = 0, status;
 
         if (mode == MODE_PERF) {
@@ -134,6 +165,10 @@ static int run_mode(Mode mode, char *const command[], Sample *s) {
                 argv[n++] = (char *) "-e";
                 argv[n++] = (char *) "page-faults,task-clock";
                 argv[n++] = (char *) "--";
+        } else if (mode == MODE_BESIDE) {
+                other = count_another();
+                if (other < 0)
+                        return -1;
         } else if (mode != MODE_BARE) {
                 argv[n++] = getenv("PMAPI_PMCOUNT");
                 argv[n++] = (char *) "-k";
@@ -152,12 +187,14 @@ static int run_mode(Mode mode, char *const command[], Sample *s) {
          * which only its fork record names): the counts miss that thread's last instructions. */
         s->missed = 0;
         status = run(argv, out, sizeof(out), &s->wall_ns, &ru);
+        stop_another(other);
         if (status != 0 && !(status == 124 && (mode == MODE_PMCOUNT || mode == MODE_NO_PRELOAD))) {
                 fprintf(stderr, "# %s exited with %d: %s\n", mode_names[mode], status, out);
                 return -1;
         }
         switch (mode) {
         case MODE_BARE:
+        case MODE_BESIDE:
                 s->faults = ru.ru_minflt + ru.ru_majflt;
                 s->task_ns = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
                              (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;

@@ -23,7 +23,7 @@
 #include "perf-syscall.h"
 
 size_t context_n_sets(const Context *c) {
-        return c->program ? program_n_sets(c->program) : 1;
+        return program_n_sets(c->program);
 }
 
 CounterGroup *context_set_counters(const Context *c, size_t set) {

@@ -21,7 +21,7 @@ void manager_carry(Manager *m, Context *c) {
          * threads are attached after the fact, as without the engine. */
         if (!inherits || context_n_sets(c) != 1) {
                 heirs_drop(m->heirs, c->tid);
-                manager_set_late_heir(m, c, inherits || c->late_heir);
+                manager_set_late_heir(m, c, inherits);
                 return;
         }
         /* Its births count against the uid its contexts would: the owner's, or root's target's. */

@@ -345,13 +345,18 @@ static void test_contexts_share_one_program(void **state) {
         Context *a = NULL, *b = NULL, *c = NULL;
         size_t before = program_share_count();
 
-        memset(&p, 0xa5, sizeof(p));    /* garbage in the padding */
-        p = (Program) { .mode = PM_USER };
-        for (size_t i = 0; i < MAX_COUNTERS; i++)
-                p.events[i] = COUNT_NOTHING;
-        p.events[0] = EVENT_ID(1);
         memset(&q, 0, sizeof(q));
-        q = p;
+        q.mode = PM_USER;
+        for (size_t i = 0; i < MAX_COUNTERS; i++)
+                q.events[i] = COUNT_NOTHING;
+        q.events[0] = EVENT_ID(1);
+        /* The same program field by field over garbage: only its padding differs from q's. */
+        memset(&p, 0xa5, sizeof(p));
+        memcpy(p.sets, q.sets, sizeof(p.sets));
+        p.n_sets = q.n_sets;
+        p.slice_ms = q.slice_ms;
+        p.multi_mode = q.multi_mode;
+        assert_memory_not_equal(&p, &q, sizeof(p));
         other.events[0] = EVENT_ID(1);
         assert_int_equal(context_new(&counter_backend_fake, *state, 1, 1, 0, &p, -1, &a), 0);
         assert_int_equal(context_new(&counter_backend_fake, *state, 1, 2, 0, &q, -1, &b), 0);

@@ -87,6 +87,8 @@ struct ForkWatch {
          * is assumed and reported (n_lost 0: unknown). */
         sd_event_source *suspect;
         bool overflow_suspected;
+        bool drained_some;                      /* the last drain read a record */
+        bool suspect_armed;
         /* Lazy: the rings are not polled, and a timer drains them every FORK_WATCH_LAZY_USEC.
          * Polled, every fork, exec and exit on the machine woke pmapid: 14 % longer for an uncounted
          * shell loop here (a cross-CPU wakeup in a VM is dear). */
@@ -145,6 +147,8 @@ static void read_comm(const ForkWatchCpu *c, uint64_t pos, const struct perf_eve
 static void cpu_read(ForkWatch *w, ForkWatchCpu *c) {
         uint64_t tail = c->meta->data_tail;     /* only we write it */
 
+        if (tail < c->head)
+                w->drained_some = true;
         if (c->head - tail + RING_SLACK > c->data_size)
                 w->overflow_suspected = true;
 
@@ -198,6 +202,7 @@ static gint record_compare(gconstpointer a, gconstpointer b) {
 
 /* Reads every CPU's new records into the batch, in kernel order with what is already there. */
 static void drain(ForkWatch *w) {
+        w->drained_some = false;
         /* Read every head before any record, so that a batch is one cut through time and sorting it
          * gives kernel order across CPUs. Acquire: the records are written before their head. */
         for (size_t i = 0; i < w->n_cpus; i++)
@@ -224,6 +229,7 @@ static void report_suspected(ForkWatch *w) {
                 return;
         w->overflow_suspected = false;
         (void) sd_event_source_set_enabled(w->suspect, SD_EVENT_OFF);
+        w->suspect_armed = false;
         if (w->lost_handler) {
                 w->dispatching = true;
                 w->lost_handler(0, w->exit_userdata);
@@ -238,9 +244,11 @@ static void flush(ForkWatch *w, bool settle) {
         if (w->dispatching)
                 return;
         drain(w);
-        if (w->overflow_suspected && !settle)
-                (void) sd_event_source_set_time_relative(w->suspect, FORK_WATCH_QUIET_USEC),
-                        (void) sd_event_source_set_enabled(w->suspect, SD_EVENT_ONESHOT);
+        /* Quiet means no record since: a drain that read nothing (the lazy tick's) leaves it be. */
+        if (w->overflow_suspected && !settle && (w->drained_some || !w->suspect_armed)) {
+                (void) sd_event_source_set_time_relative(w->suspect, FORK_WATCH_QUIET_USEC);
+                w->suspect_armed = sd_event_source_set_enabled(w->suspect, SD_EVENT_ONESHOT) >= 0;
+        }
         if (w->batch->len > 0 || w->lost_unreported > 0) {
                 w->dispatching = true;
                 for (guint i = 0; i < w->batch->len; i++)
@@ -306,7 +314,10 @@ static int on_later(sd_event_source *s, void *userdata) {
 
 /* Quiet since a ring was nearly full: whatever the kernel dropped then, it has not said. */
 static int on_suspect(sd_event_source *s, uint64_t usec, void *userdata) {
-        flush(userdata, true);
+        ForkWatch *w = userdata;
+
+        w->suspect_armed = false;
+        flush(w, true);
         return 0;
 }
 

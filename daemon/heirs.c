@@ -571,12 +571,25 @@ size_t heirs_fds(Heirs *h, int *ret, size_t max) {
         return k;
 }
 
+/* Whether map fd holds values of size want: the previous image's object may have laid them out
+ * otherwise. */
+static bool value_size_is(int fd, size_t want) {
+        struct bpf_map_info info = {};
+        __u32 len = sizeof(info);
+
+        return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.value_size == want;
+}
+
 int heirs_adopt(const int *fds, size_t n, Heirs **ret) {
         struct heirs_config cfg;
         Heirs *h;
 
         if (n != N_MAPS + N_LINKS)
                 return -EINVAL;
+        if (!value_size_is(fds[MAP_CONTROLS], sizeof(struct heirs_control)) ||
+            !value_size_is(fds[MAP_COUNTS], sizeof(struct heirs_counts)) ||
+            !value_size_is(fds[MAP_CONFIG], sizeof(struct heirs_config)))
+                return -EPROTO;
         if (bpf_map_lookup_elem(fds[MAP_CONFIG], &(__u32) { 0 }, &cfg) < 0)
                 return -errno;
         h = heirs_alloc(cfg.n_cpus);

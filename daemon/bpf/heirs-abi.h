@@ -45,6 +45,7 @@ struct heirs_counts {
         __u32 slices;                   /* slices added */
         __u32 pad;
         char comm[16];                  /* its name at its last switch away (final) */
+        __u64 runtime_ns;               /* the scheduler's runtime of it at its last slice (0 at birth) */
 };
 
 /* The one element of the config map, written by pmapid. */

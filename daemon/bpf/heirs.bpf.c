@@ -6,9 +6,10 @@
  *   switch while any source is open: what they counted since the last switch on that CPU is the
  *   slice of the task leaving it, added to its counts while its control says counting. A slice is
  *   measured from the last switch the tracepoint showed on the CPU, not from the task's own arrival.
- *   The tracepoint misses a switch now and then (seen here around the idle task): such a slice
- *   then counts only the events the idle task cannot (page faults; user-mode events but clocks),
- *   and its clocks are lost rather than taken from the idle task;
+ *   The tracepoint misses some switches (on the VM this was built on, every switch away from its
+ *   PID 1's threads): such a slice then counts only the events the idle task cannot (page faults;
+ *   user-mode events but clocks), and its clocks are the scheduler's own runtime of the task since
+ *   its last slice (what CLOCK_THREAD_CPUTIME_ID reads), not the time since the last switch seen;
  * - an exec that makes the task non-dumpable (a set-id or file-capability program, an unreadable
  *   one) seals it, by the kernel's own rule for perf's counters (begin_new_exec() calls
  *   perf_event_exit_task() when get_dumpable() is not SUID_DUMP_USER): its slice so far is added,
@@ -30,11 +31,16 @@
 /* Only the fields read, located in the running kernel's BTF when loaded (CO-RE). */
 struct mm_struct;
 
+struct sched_entity {
+        __u64 sum_exec_runtime;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
         int pid;
         int tgid;
         char comm[16];
         struct mm_struct *mm;
+        struct sched_entity se;
 } __attribute__((preserve_access_index));
 
 /* mm->flags, whose first word holds the dumpable bits: a bitmap since Linux 6.18, a word before. */
@@ -277,14 +283,26 @@ static __always_inline long read_source(__u32 src, __u32 cpu, __u32 ncpu, __u32 
 }
 
 /* Event i of task c's slice: its source's value now less that at the last switch on this CPU. A
- * source opened since that switch has no value there yet: the slice adds nothing for it. */
+ * source opened since that switch has no value there yet: the slice adds nothing for it. A clock
+ * whose slice is not known (a switch went unseen) adds ran, the task's own runtime since its last
+ * slice. */
 static __always_inline void slice_add_event(struct heirs_control *c, struct heirs_counts *n, __u32 i, __u32 cpu,
-                                            __u32 ncpu, __u32 only, __u32 clocks) {
+                                            __u32 ncpu, __u32 only, __u32 clocks, __u64 ran) {
         struct bpf_perf_event_value now, *last;
         __u32 src = c->sources[i & (HEIRS_MAX_EVENTS - 1)];
 
-        if (src >= HEIRS_MAX_SOURCES || !(only >> src & 1))
+        if (src >= HEIRS_MAX_SOURCES)
                 return;
+        if (!(only >> src & 1)) {
+                if (!(clocks >> src & 1))
+                        return;
+                n->counts[i & (HEIRS_MAX_EVENTS - 1)] += ran;
+                if (i == 0) {
+                        n->enabled_ns += ran;
+                        n->running_ns += ran;
+                }
+                return;
+        }
         last = bpf_map_lookup_elem(&starts, &src);
         if (!last || last->enabled == 0)
                 return;
@@ -318,15 +336,25 @@ static __always_inline __u32 slice_sources(struct heirs_config *cfg, struct last
         return only;
 }
 
-/* The slice ending now on this CPU, of the sources in only, added to the counts n of task c. */
+/* The scheduler's runtime of task t (sum_exec_runtime: brought up to date before sched_switch; at an
+ * exec, as of the last tick), less that at its last slice, which it becomes. */
+static __always_inline __u64 runtime_since(struct heirs_counts *n, struct task_struct *t) {
+        __u64 now = BPF_CORE_READ(t, se.sum_exec_runtime), ran = now >= n->runtime_ns ? now - n->runtime_ns : 0;
+
+        n->runtime_ns = now;
+        return ran;
+}
+
+/* The slice ending now on this CPU, of the sources in only, added to the counts n of task c; ran:
+ * the task's runtime since its last slice. */
 static __always_inline void add_slice(struct heirs_config *cfg, struct heirs_control *c, struct heirs_counts *n,
-                                      __u32 cpu, __u32 only) {
+                                      __u32 cpu, __u32 only, __u64 ran) {
         __u32 i;
 
         for (i = 0; i < HEIRS_MAX_EVENTS; i++) {
                 if (i >= c->n_events)
                         break;
-                slice_add_event(c, n, i, cpu, cfg->n_cpus, only, cfg->clocks);
+                slice_add_event(c, n, i, cpu, cfg->n_cpus, only, cfg->clocks, ran);
         }
         n->slices++;
         stat_add(HEIRS_STAT_SLICES);
@@ -367,8 +395,10 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
         if (n && only != 0xffffffff)
                 stat_add(HEIRS_STAT_AMBIGUOUS);
         if (n && !(n->state & HEIRS_FINAL)) {
+                __u64 ran = runtime_since(n, prev);
+
                 if ((c->flags & HEIRS_COUNTING) && !is_sealed(tid, c))
-                        add_slice(cfg, c, n, cpu, only);
+                        add_slice(cfg, c, n, cpu, only, ran);
                 if (task_dead(prev)) {
                         bpf_probe_read_kernel_str(n->comm, sizeof(n->comm), prev->comm);
                         n->state |= HEIRS_FINAL;
@@ -396,8 +426,12 @@ int BPF_PROG(heirs_exec, struct task_struct *task, int old_pid) {
         last_tid = bpf_map_lookup_elem(&last_next, &zero);
         if (cfg && last_tid && cpu < cfg->n_cpus && cfg->n_sources != 0) {
                 n = tracked(tid, &c);
-                if (n && !(n->state & HEIRS_FINAL) && (c->flags & HEIRS_COUNTING))
-                        add_slice(cfg, c, n, cpu, slice_sources(cfg, last_tid, tid));
+                if (n && !(n->state & HEIRS_FINAL)) {
+                        __u64 ran = runtime_since(n, task);
+
+                        if (c->flags & HEIRS_COUNTING)
+                                add_slice(cfg, c, n, cpu, slice_sources(cfg, last_tid, tid), ran);
+                }
                 last_tid->tid = (__u32) task->pid;
                 last_tid->tgid = (__u32) task->tgid;
                 restart_slice(cfg, cpu);

@@ -139,6 +139,21 @@ fail:
         return r;
 }
 
+int context_open_own_counters(Context *c) {
+        int r;
+
+        if (c->private_leader)
+                return 0;
+        if (c->backend != &counter_backend_bpf || context_n_sets(c) != 1)
+                return -EOPNOTSUPP;
+        r = counter_bpf_open_local(c->counters, c->encoding->attrs, c->encoding->n_events, c->enabled,
+                                   pmu_user_read_allowed());
+        if (r < 0)
+                return r;
+        c->private_leader = true;
+        return 0;
+}
+
 int context_adopt(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid, uid_t owner_uid,
                   const Program *program, CounterGroup **counters, int pidfd, Context **ret) {
         Context *c = context_alloc(backend, events, pid, tid, owner_uid, program);
@@ -238,12 +253,23 @@ static void sync_local_resets(Context *c, const LocalState *st) {
                 if ((n & 1) || __atomic_load_n(&st->resets, __ATOMIC_RELAXED) != n)
                         continue;
                 c->local_resets = n;
+                /* The thread's times are its own counters'; the group's add what was carried. */
+                if (c->backend->carried) {
+                        CounterTimes before;
+
+                        c->backend->carried(c->counters, values, c->encoding->n_events, &before);
+                        t.enabled_ns += before.enabled_ns;
+                        t.running_ns += before.running_ns;
+                }
                 if (c->backend->read(c->counters, values, c->encoding->n_events, &now) < 0 ||
                     t.enabled_ns < c->time_base.enabled_ns || t.running_ns < c->time_base.running_ns ||
                     t.enabled_ns > now.enabled_ns || t.running_ns > now.running_ns || t.running_ns > t.enabled_ns ||
                     t.enabled_ns - t.running_ns < c->time_base.enabled_ns - c->time_base.running_ns ||
                     now.enabled_ns - now.running_ns < t.enabled_ns - t.running_ns)
                         return;         /* not a reset of these counters: the old base stands */
+                /* What was carried went with the thread's reset (its reads drop it already). */
+                if (c->backend->drop_carried && c->backend->drop_carried(c->counters) < 0)
+                        return;
                 c->time_base = t;
                 local_share_publish_base(c);
                 return;

@@ -102,6 +102,11 @@ int context_new(const CounterBackend *backend, const EventTable *events, pid_t p
 #define CONTEXT_STOPPED 2u
 int context_new_with(const CounterBackend *backend, const EventTable *events, pid_t pid, pid_t tid,
                      uid_t owner_uid, const Program *program, int pidfd, unsigned flags, Context **ret);
+/* A context of a thread born counting in the kernel, about to read itself in process: counters of
+ * its own on the thread, with a private leader (counter_bpf_open_local: -EBUSY while the thread
+ * runs, -EPERM once a set-id exec sealed it); 0 where it has them. -EOPNOTSUPP for another context
+ * without a private leader. */
+int context_open_own_counters(Context *c);
 /* A context around counters another image of pmapid opened for this program (handover.h): nothing
  * is switched; the caller restores the state fields. counters[k] is set k's group, one per set.
  * Takes the counters and pidfd on success. */

@@ -3,10 +3,14 @@
  * its own. It opens only what heirs.bpf.c made: open() adopts a born thread (-ENOENT for another),
  * and the group is counting as it was born (the creator's state); the context switches it from
  * there. A reset keeps a base with the thread's control: the kernel's sums only grow. Closing a group
- * leaves the thread's maps alone: a context's end drops them (heirs_drop), a handover keeps them. */
+ * leaves the thread's maps alone: a context's end drops them (heirs_drop), a handover keeps them.
+ * A born thread that reads itself in process (OpenLocal) gets perf counters of its own: from then on
+ * they count it, the kernel's sums stay as they were (carried), and a read is the two together. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "counter.h"
 #include "heirs.h"
@@ -18,6 +22,7 @@ struct CounterGroup {
         uint64_t born_ns;
         size_t n;
         HeirsReading last;              /* the last reading: what a reused tid's group still reads */
+        CounterGroup *local;            /* counter_backend_perf's, once it reads in process; or NULL */
 };
 
 static Heirs *engine;
@@ -77,14 +82,23 @@ static int bpf_open(const CounterTarget *target, const struct perf_event_attr *a
         return 0;
 }
 
+/* Its own state, which its creations are born with, and its own counters where it has them. */
+static int bpf_switch(CounterGroup *g, bool on) {
+        int r = heirs_set_counting(engine, g->tid, on);
+
+        if (r < 0 && r != -ENOENT)      /* gone with its thread: nothing left to switch in the maps */
+                return r;
+        if (!g->local)
+                return 0;
+        return on ? counter_backend_perf.enable(g->local) : counter_backend_perf.disable(g->local);
+}
+
 static int bpf_enable(CounterGroup *g) {
-        int r = heirs_set_counting(engine, g->tid, true);
-        return r == -ENOENT ? 0 : r;    /* gone with its thread: nothing left to switch */
+        return bpf_switch(g, true);
 }
 
 static int bpf_disable(CounterGroup *g) {
-        int r = heirs_set_counting(engine, g->tid, false);
-        return r == -ENOENT ? 0 : r;
+        return bpf_switch(g, false);
 }
 
 /* A dying thread's counts are read once they are final: its last slice comes at its last switch. */
@@ -106,7 +120,8 @@ static void bpf_refresh(CounterGroup *g) {
         g->last = now;
 }
 
-static int bpf_reset(CounterGroup *g) {
+/* The kernel's sums read 0 from now on. */
+static int drop_sums(CounterGroup *g) {
         int r = heirs_reset(engine, g->tid, g->born_ns);
 
         if (r < 0 && r != -ENOENT && r != -ESTALE)
@@ -116,29 +131,140 @@ static int bpf_reset(CounterGroup *g) {
         return 0;
 }
 
-static int bpf_read(CounterGroup *g, uint64_t *values, size_t n, CounterTimes *times) {
+static int bpf_reset(CounterGroup *g) {
+        int r = drop_sums(g);
+
+        if (r < 0 || !g->local)
+                return r;
+        return counter_backend_perf.reset(g->local);
+}
+
+static void bpf_carried(CounterGroup *g, uint64_t *values, size_t n, CounterTimes *times) {
         bpf_refresh(g);
-        for (size_t i = 0; i < n && i < g->n; i++)
-                values[i] = g->last.counts[i];
+        for (size_t i = 0; i < n; i++)
+                values[i] = i < g->n ? g->last.counts[i] : 0;
         if (times)
                 *times = (CounterTimes) { g->last.enabled_ns, g->last.running_ns };
+}
+
+static int bpf_read(CounterGroup *g, uint64_t *values, size_t n, CounterTimes *times) {
+        uint64_t own[8] = {};
+        CounterTimes t = {};
+        int r;
+
+        bpf_carried(g, values, n, times);
+        if (!g->local)
+                return 0;
+        r = counter_backend_perf.read(g->local, own, n < g->n ? n : g->n, &t);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n && i < g->n; i++)
+                values[i] += own[i];
+        if (times) {
+                times->enabled_ns += t.enabled_ns;
+                times->running_ns += t.running_ns;
+        }
         return 0;
 }
 
 static void bpf_close(CounterGroup *g) {
+        if (g->local)
+                counter_backend_perf.close(g->local);
         free(g);
 }
 
 static size_t bpf_fds(CounterGroup *g, int *ret, size_t max) {
-        return 0;
+        return g->local ? counter_backend_perf.fds(g->local, ret, max) : 0;
 }
 
+/* Its thread's id is not in the fds: counter_bpf_adopt_born() adopts a born thread's group. */
 static int bpf_adopt(const int *fds, size_t n, size_t n_events, CounterGroup **ret) {
         return -EBADF;
 }
 
 static int bpf_sibling_fd(CounterGroup *g) {
-        return -1;
+        return g->local ? counter_backend_perf.sibling_fd(g->local) : -1;
+}
+
+/* Whether the thread is on no CPU, so that its last slice is in the maps: no CPU's last switch
+ * seen brought it in, or its state in /proc is not R. */
+static bool off_cpu(pid_t tid) {
+        char path[64], buf[512], *p;
+        FILE *f;
+        bool off = false;
+
+        if (!heirs_maybe_on_cpu(engine, tid))
+                return true;
+        (void) snprintf(path, sizeof(path), "/proc/%d/stat", (int) tid);
+        f = fopen(path, "re");
+        if (!f)
+                return false;
+        if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ')
+                off = p[2] != 'R';
+        fclose(f);
+        return off;
+}
+
+/* A thread that asks is on its way into the wait for pmapid's answer, which pmapid's own work on
+ * the call gives it time for; 200 us more at most, so that a caller that asks for a running thread
+ * (another of its process) costs pmapid no more than a call does. */
+#define OFF_CPU_TRIES 4
+#define OFF_CPU_WAIT_NS (50 * 1000)
+
+int counter_bpf_open_local(CounterGroup *g, const struct perf_event_attr *attrs, size_t n, bool enabled,
+                           bool user_read) {
+        CounterGroup *local = NULL;
+        int tries = 0, r;
+
+        if (!engine)
+                return -EOPNOTSUPP;
+        if (g->local)
+                return -EALREADY;
+        if (n != g->n)
+                return -EINVAL;
+        if (heirs_sealed(engine, g->tid))
+                return -EPERM;          /* the kernel stopped counting it: so must its own counters */
+        for (; !off_cpu(g->tid); tries++) {
+                if (tries == OFF_CPU_TRIES)
+                        return -EBUSY;
+                (void) nanosleep(&(struct timespec) { 0, OFF_CPU_WAIT_NS }, NULL);
+        }
+        r = counter_backend_perf.open(&(CounterTarget) { .tid = g->tid, .cpu = -1, .private_leader = true,
+                                                         .user_read = user_read, .cgroup_fd = -1 },
+                                      attrs, n, &local);
+        if (r >= 0 && enabled)
+                r = counter_backend_perf.enable(local);
+        /* From here its slices are its counters': the kernel's sums so far are carried. */
+        if (r >= 0)
+                r = heirs_set_local(engine, g->tid, g->born_ns);
+        if (r < 0) {
+                if (local)
+                        counter_backend_perf.close(local);
+                return r;
+        }
+        g->local = local;
+        return 0;
+}
+
+int counter_bpf_adopt_born(pid_t tid, const struct perf_event_attr *attrs, size_t n, const int *fds, size_t n_fds,
+                           CounterGroup **ret) {
+        CounterGroup *g = NULL;
+        int r = bpf_open(&(CounterTarget) { .tid = tid, .cpu = -1, .cgroup_fd = -1 }, attrs, n, &g);
+
+        if (r < 0)
+                return r;
+        if (n_fds > 0) {
+                if (n_fds != n + 1)
+                        r = -EINVAL;    /* a local part always has its private leader */
+                else
+                        r = counter_backend_perf.adopt(fds, n_fds, n, &g->local);
+                if (r < 0) {
+                        free(g);
+                        return r;
+                }
+        }
+        *ret = g;
+        return 0;
 }
 
 const CounterBackend counter_backend_bpf = {
@@ -152,4 +278,6 @@ const CounterBackend counter_backend_bpf = {
         .fds = bpf_fds,
         .adopt = bpf_adopt,
         .sibling_fd = bpf_sibling_fd,
+        .carried = bpf_carried,
+        .drop_carried = drop_sums,
 };

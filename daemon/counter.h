@@ -62,6 +62,13 @@ typedef struct CounterBackend {
         /* The fd to hand a thread for local reads: the first counter of a group with a private
          * leader; -1 otherwise. Stays the group's. */
         int (*sibling_fd)(CounterGroup *g);
+        /* Optional (NULL: nothing carried). What the group counted before the counters
+         * sibling_fd() reads were opened (a born thread's sums in the kernel up to its first read in
+         * process): the counts since the last reset, and the times (never reset, as perf's). read()
+         * includes them; a local read adds them until the thread resets its counters itself, which
+         * drop_carried() then takes in (the counts read 0 from there). */
+        void (*carried)(CounterGroup *g, uint64_t *values, size_t n, CounterTimes *times);
+        int (*drop_carried)(CounterGroup *g);
 } CounterBackend;
 
 extern const CounterBackend counter_backend_perf;
@@ -73,6 +80,17 @@ typedef struct Heirs Heirs;
 /* The engine counter_backend_bpf reads (NULL: none, and it opens nothing). */
 void counter_bpf_set_engine(Heirs *h);
 Heirs *counter_bpf_engine(void);
+/* A born thread asks to read itself in process: its group gains perf counters of its own on the
+ * thread (a private leader, started if enabled), and the kernel stops adding its slices, so that
+ * what it counted so far is carried (CounterBackend.carried). Only while the thread is off its CPU
+ * (it waits in the call that asked), so that no slice is counted twice or lost: -EBUSY otherwise,
+ * -EPERM for a thread sealed by a set-id exec, -EALREADY where it has its counters. */
+int counter_bpf_open_local(CounterGroup *g, const struct perf_event_attr *attrs, size_t n, bool enabled,
+                           bool user_read);
+/* A born thread's group from another image of pmapid: its counts from the maps and, where it read
+ * itself in process, its perf counters' fds (n_fds: 0, or n + 1 with the private leader first). */
+int counter_bpf_adopt_born(pid_t tid, const struct perf_event_attr *attrs, size_t n, const int *fds, size_t n_fds,
+                           CounterGroup **ret);
 /* A group of counter_backend_bpf whose thread exited: waits (briefly) until its counts are final. */
 void counter_bpf_settle(CounterGroup *g);
 /* Reads of many groups at once (a wide group's members): born threads' counts then come from one

@@ -122,12 +122,12 @@ static void read_comm(GVariant *v, char ret[CONTEXT_COMM_MAX]) {
 
 /* A counter group of n_events counters from the fd indices in v: the fds are taken either way. A
  * program whose encoding changed with the catalog (-EINVAL) would have its slots lie. */
-static int adopt_counters(const CounterBackend *b, GVariant *v, size_t n_events, FdTable *t, CounterGroup **ret) {
-        int fds[MAX_COUNTERS + 1];      /* a private leader and MAX_COUNTERS counters */
+/* The counter fds v names, taken from t into fds (a private leader and MAX_COUNTERS counters at
+ * most): their number, or -EBADF when one is missing (those taken are closed). */
+static int take_counter_fds(GVariant *v, FdTable *t, int fds[static MAX_COUNTERS + 1]) {
         gsize n;
         const int32_t *idx = g_variant_get_fixed_array(v, &n, sizeof(int32_t));
         size_t k = 0;
-        int r;
 
         for (size_t i = 0; i < n; i++) {
                 int fd = take_fd(t, idx[i]);
@@ -136,10 +136,26 @@ static int adopt_counters(const CounterBackend *b, GVariant *v, size_t n_events,
                 else if (fd >= 0)
                         close(fd);
         }
-        r = k == n ? b->adopt(fds, k, n_events, ret) : -EBADF;
+        if (k == n)
+                return (int) k;
+        for (size_t i = 0; i < k; i++)
+                close(fds[i]);
+        return -EBADF;
+}
+
+static void close_fds(const int *fds, int n) {
+        for (int i = 0; i < n; i++)
+                close(fds[i]);
+}
+
+static int adopt_counters(const CounterBackend *b, GVariant *v, size_t n_events, FdTable *t, CounterGroup **ret) {
+        int fds[MAX_COUNTERS + 1], n = take_counter_fds(v, t, fds), r;
+
+        if (n < 0)
+                return n;
+        r = b->adopt(fds, (size_t) n, n_events, ret);
         if (r < 0)
-                for (size_t i = 0; i < k; i++)
-                        close(fds[i]);
+                close_fds(fds, n);
         return r;
 }
 
@@ -205,7 +221,8 @@ static void restore_history(Context *c, GVariant *v) {
 }
 
 /* A context's counter groups, one a set, each of its set's size: all or nothing. A thread born in
- * the kernel has no fds: its one set is its counts in heirs' maps, which came across. */
+ * the kernel has no fds: its one set is its counts in heirs' maps, which came across, with its own
+ * perf counters where it read itself in process. */
 static int adopt_sets(const Manager *m, pid_t tid, const Program *p, GVariant *counters, FdTable *t, CounterGroup **ret,
                       const CounterBackend **ret_backend) {
         size_t n_sets = program_n_sets(p), k = 0;
@@ -218,11 +235,18 @@ static int adopt_sets(const Manager *m, pid_t tid, const Program *p, GVariant *c
                 g_autoptr(GVariant) fds = g_variant_get_child_value(counters, 0);
                 ProgramEncoding encoding;
 
-                if (g_variant_n_children(fds) == 0) {
+                if (g_variant_n_children(fds) == 0 ||
+                    (counter_bpf_engine() && heirs_born(counter_bpf_engine(), tid, NULL))) {
+                        int own[MAX_COUNTERS + 1], n = take_counter_fds(fds, t, own);
+
+                        if (n < 0)
+                                return n;
                         program_encode(p, m->events, &encoding);
                         *ret_backend = &counter_backend_bpf;
-                        return counter_backend_bpf.open(&(CounterTarget) { .tid = tid, .cpu = -1, .cgroup_fd = -1 },
-                                                        encoding.attrs, encoding.n_events, &ret[0]);
+                        r = counter_bpf_adopt_born(tid, encoding.attrs, encoding.n_events, own, (size_t) n, &ret[0]);
+                        if (r < 0)
+                                close_fds(own, n);
+                        return r;
                 }
         }
         for (; k < n_sets && r >= 0; k++) {

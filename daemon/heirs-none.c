@@ -29,6 +29,10 @@ int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns) {
         return -EOPNOTSUPP;
 }
 
+int heirs_set_local(Heirs *h, pid_t tid, uint64_t born_ns) {
+        return -EOPNOTSUPP;
+}
+
 void heirs_drop(Heirs *h, pid_t tid) {
 }
 
@@ -45,6 +49,10 @@ bool heirs_carries(Heirs *h, pid_t tid) {
 
 bool heirs_births_spent(Heirs *h, pid_t tid) {
         return false;
+}
+
+bool heirs_maybe_on_cpu(Heirs *h, pid_t tid) {
+        return true;
 }
 
 bool heirs_sealed(Heirs *h, pid_t tid) {

@@ -381,6 +381,20 @@ int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns) {
         return 0;
 }
 
+int heirs_set_local(Heirs *h, pid_t tid, uint64_t born_ns) {
+        struct heirs_control c;
+        struct heirs_counts n;
+        __u32 key = (__u32) tid;
+        int r = lookup_birth(h, tid, born_ns, &c, &n);
+
+        if (r < 0)
+                return r;
+        c.flags |= HEIRS_LOCAL;
+        if (bpf_map_update_elem(h->maps[MAP_CONTROLS], &key, &c, BPF_EXIST) < 0)
+                return -errno;
+        return 0;
+}
+
 /* One more of owner's born threads gone from the maps: pmapid is the only writer of releases. */
 static void release_birth(Heirs *h, __u32 owner) {
         __u64 released = 0;
@@ -453,6 +467,21 @@ bool heirs_births_spent(Heirs *h, pid_t tid) {
         (void) bpf_map_lookup_elem(h->maps[MAP_BIRTHS], &c.owner, &born);
         (void) bpf_map_lookup_elem(h->maps[MAP_RELEASES], &c.owner, &released);
         return born - released >= cfg.max_births;
+}
+
+bool heirs_maybe_on_cpu(Heirs *h, pid_t tid) {
+        struct last_seen {
+                __u32 tid, tgid;
+        } *last = calloc(h->n_cpus, sizeof(*last));
+        bool on = true;
+
+        if (last && bpf_map_lookup_elem(h->maps[MAP_LAST_NEXT], &(__u32) { 0 }, last) == 0) {
+                on = false;
+                for (unsigned i = 0; i < h->n_cpus && !on; i++)
+                        on = last[i].tid == (__u32) tid;
+        }
+        free(last);
+        return on;
 }
 
 bool heirs_sealed(Heirs *h, pid_t tid) {

@@ -45,6 +45,10 @@ int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t
                 unsigned group_id, uid_t owner);
 /* Whether tid's own slices count (an adopted thread) and what its creations start with. */
 int heirs_set_counting(Heirs *h, pid_t tid, bool counting);
+/* Born tid (its birth at born_ns) is counted by its own perf counters from now on: the kernel adds
+ * no more slices to its counts, which stay readable (its first read in process, OpenLocal).
+ * -ESTALE for another thread with that tid, -ENOENT where it is not tracked. */
+int heirs_set_local(Heirs *h, pid_t tid, uint64_t born_ns);
 /* tid's counts read 0 from now on (a base kept with its control, so that it survives a handover). */
 int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns);
 /* Forgets tid: it is no longer carried or counted here. */
@@ -70,6 +74,9 @@ bool heirs_carries(Heirs *h, pid_t tid);
 /* Whether tid's owner has no births left (MaxContextsPerUser born threads in the maps): what tid
  * creates now is not born. */
 bool heirs_births_spent(Heirs *h, pid_t tid);
+/* Whether tid may be on a CPU now: the last task the scheduler's tracepoint showed coming onto one
+ * (a switch it did not show may leave a task there that left; true where the map cannot be read). */
+bool heirs_maybe_on_cpu(Heirs *h, pid_t tid);
 /* Whether tid's control was sealed by a set-id exec: it counts nothing more and passes nothing on. */
 bool heirs_sealed(Heirs *h, pid_t tid);
 

@@ -85,15 +85,31 @@ int local_share_open(Context *c, int *ret_page, int *ret_state) {
         return 0;
 }
 
+static uint64_t less(uint64_t a, uint64_t b) {
+        return a > b ? a - b : 0;
+}
+
 void local_share_publish_base(Context *c) {
+        uint64_t carried[MAX_COUNTERS] = {};
+        CounterTimes before = {};
         LocalPage *p = c->local_page;
+        size_t n;
 
         if (!p)
                 return;
+        n = c->encoding->n_events;
+        if (c->backend->carried)
+                c->backend->carried(c->counters, carried, n, &before);
+        /* The counted time is the carried times and the handle's, less the time base: the handle
+         * reads its own times less the base beyond what was carried, plus what is left of it. */
         __atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELAXED);       /* odd: changing */
         __atomic_thread_fence(__ATOMIC_RELEASE);
-        __atomic_store_n(&p->base_enabled_ns, c->time_base.enabled_ns, __ATOMIC_RELAXED);
-        __atomic_store_n(&p->base_running_ns, c->time_base.running_ns, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->base_enabled_ns, less(c->time_base.enabled_ns, before.enabled_ns), __ATOMIC_RELAXED);
+        __atomic_store_n(&p->base_running_ns, less(c->time_base.running_ns, before.running_ns), __ATOMIC_RELAXED);
+        __atomic_store_n(&p->carried_enabled_ns, less(before.enabled_ns, c->time_base.enabled_ns), __ATOMIC_RELAXED);
+        __atomic_store_n(&p->carried_running_ns, less(before.running_ns, c->time_base.running_ns), __ATOMIC_RELAXED);
+        for (size_t i = 0; i < n && i + 1 < LOCAL_PAGE_MAX_VALUES; i++)
+                __atomic_store_n(&p->carried[i + 1], carried[i], __ATOMIC_RELAXED);
         __atomic_store_n(&p->resets_seen, c->local_resets, __ATOMIC_RELAXED);
         __atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELEASE);
 }

@@ -2,10 +2,12 @@
  * context in process (include/internal/local-page.h): a sibling perf fd of the context's counter
  * group and the context's sealed page. Only the thread's own process, only the context's owner,
  * only a context outside any group (its group sums and the AND rule stay pmapid's), and only what
- * GetData would let the caller read (kernel-mode counts under perf_event_paranoid). Anything else
- * is refused with NotSupported and the library reads over the bus, as before; so is a user past its
- * budget of handings outstanding (handed.h). */
+ * GetData would let the caller read (kernel-mode counts under perf_event_paranoid). A thread born
+ * counting in the kernel has no fd: it gets counters of its own first, and the page carries what
+ * the kernel counted for it until then. Anything else is refused with NotSupported and the library
+ * reads over the bus, as before; so is a user past its budget of handings outstanding (handed.h). */
 #include <limits.h>
+#include <string.h>
 
 #include "local-share.h"
 #include "log.h"
@@ -13,9 +15,9 @@
 #include "manager-dbus.h"
 
 bool manager_bus_local_allowed(const BusTarget *t, const Context *c) {
-        return t->pid == t->caller.pid && c->owner_uid == t->caller.euid && !c->group && c->private_leader &&
+        return t->pid == t->caller.pid && c->owner_uid == t->caller.euid && !c->group &&
                !program_multi_set(c->program) &&
-               c->backend->sibling_fd(c->counters) >= 0;
+               (c->private_leader ? c->backend->sibling_fd(c->counters) >= 0 : c->backend == &counter_backend_bpf);
 }
 
 int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -52,6 +54,13 @@ int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         }
         if (r < 0)
                 return manager_bus_fail(m, manager, error, r, &t);
+        r = manager_open_own_counters(manager, c);
+        if (r < 0) {
+                handed_ledger_uncharge(manager->handed, c->tid);
+                log_debug("Thread %d read over the bus: no counters of its own (%s).", (int) c->tid, strerror(-r));
+                return sd_bus_error_set(error, SD_BUS_ERROR_NOT_SUPPORTED,
+                                        "This thread's counters cannot be read in process now: read through pmapid");
+        }
         r = local_share_open(c, &page, &state);
         if (r < 0) {
                 handed_ledger_uncharge(manager->handed, c->tid);

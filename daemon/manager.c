@@ -174,8 +174,24 @@ static void release_group_if_empty(Manager *m, Group *g) {
 /* The fds a context holds: one per counter, its pidfd if it keeps one, the private leader and the
  * local page of a thread that reads in process. */
 static unsigned context_fds(const Context *c) {
-        return (c->backend == &counter_backend_bpf ? 0u : (unsigned) context_n_events(c)) + (c->pidfd >= 0) +
-               c->private_leader;
+        bool born_only = c->backend == &counter_backend_bpf && !c->private_leader;
+
+        return (born_only ? 0u : (unsigned) context_n_events(c)) + (c->pidfd >= 0) + c->private_leader;
+}
+
+int manager_open_own_counters(Manager *m, Context *c) {
+        unsigned before = context_fds(c);
+        int r;
+
+        if (c->private_leader)
+                return 0;
+        if (m->fds_used + (unsigned) c->encoding->n_events + 1 > m->fd_budget)
+                return -ENFILE;
+        r = context_open_own_counters(c);
+        if (r < 0)
+                return r;
+        m->fds_used += context_fds(c) - before;
+        return 0;
 }
 
 void manager_close_local(Manager *m) {

@@ -115,6 +115,9 @@ void manager_group_missed(Manager *m, Group *g, pid_t pid, pid_t tid, int pidfd,
 const char *manager_miss_reason(int error);
 /* Before a group is freed: forgets its misses and logs how many there were. */
 void manager_group_released(Manager *m, Group *g);
+/* A born thread's context about to be read in process: its own counters (context_open_own_counters),
+ * within the fds contexts may hold (-ENFILE past them). */
+int manager_open_own_counters(Manager *m, Context *c);
 /* Every context's page invalidated and closed (before a re-exec or a hand-over). */
 void manager_close_local(Manager *m);
 /* The fork watch's EXIT records and lost records (inherit.c hands them on): a context whose thread

@@ -119,27 +119,44 @@ static void set_length(timebasestruct_t *tb, uint64_t ns) {
                                    .tb_low = (unsigned int) ns };
 }
 
-/* The base of the counted time: the group's times at the last reset, pmapid's (its page) or, when
- * this thread reset in process since pmapid last looked, its own (the state page it writes). */
-static void reset_base(uint64_t page_enabled, uint64_t page_running, uint32_t resets_seen, uint64_t *ret_enabled,
-                       uint64_t *ret_running) {
-        bool own = handle.state && handle.state->resets != resets_seen;
+/* What a read adds to the group's: the counts and times the context had before these counters
+ * (local-page.h), and the base of the counted time. */
+typedef struct Base {
+        uint64_t enabled_ns, running_ns;        /* less */
+        uint64_t carried_enabled_ns, carried_running_ns;        /* more */
+        uint64_t carried[LOCAL_PAGE_MAX_VALUES];
+} Base;
 
-        *ret_enabled = own ? handle.state->reset_enabled_ns : page_enabled;
-        *ret_running = own ? handle.state->reset_running_ns : page_running;
+/* pmapid's (its page), or, when this thread reset in process since pmapid last looked, its own (the
+ * state page it writes): the group's times right after that reset, and nothing carried. */
+static void reset_base(const Base *page, uint32_t resets_seen, Base *ret) {
+        if (handle.state && handle.state->resets != resets_seen)
+                *ret = (Base) { .enabled_ns = handle.state->reset_enabled_ns,
+                                .running_ns = handle.state->reset_running_ns };
+        else
+                *ret = *page;
+}
+
+/* The page's base, read inside its seqlock. */
+static void page_base(Base *ret) {
+        ret->enabled_ns = __atomic_load_n(&handle.page->base_enabled_ns, __ATOMIC_RELAXED);
+        ret->running_ns = __atomic_load_n(&handle.page->base_running_ns, __ATOMIC_RELAXED);
+        ret->carried_enabled_ns = __atomic_load_n(&handle.page->carried_enabled_ns, __ATOMIC_RELAXED);
+        ret->carried_running_ns = __atomic_load_n(&handle.page->carried_running_ns, __ATOMIC_RELAXED);
+        for (uint32_t i = 0; i < handle.n_values; i++)
+                ret->carried[i] = __atomic_load_n(&handle.page->carried[i], __ATOMIC_RELAXED);
 }
 
 static uint64_t since(uint64_t now, uint64_t base) {
         return now > base ? now - base : 0;
 }
 
-/* One read of the group, in process: 0 and buf (nr, enabled, running, values) with the base of the
- * counted time, 1 when pmapid changed the page meanwhile (read again), -1 when the handle is gone. */
-static int read_once(uint64_t buf[static 3 + LOCAL_PAGE_MAX_VALUES], bool want_times, uint64_t *ret_base_enabled,
-                     uint64_t *ret_base_running) {
+/* One read of the group, in process: 0 and buf (nr, enabled, running, values) with what to add to
+ * it, 1 when pmapid changed the page meanwhile (read again), -1 when the handle is gone. */
+static int read_once(uint64_t buf[static 3 + LOCAL_PAGE_MAX_VALUES], bool want_times, Base *ret_base) {
         const volatile struct perf_event_mmap_page *pc = handle.user;
-        uint64_t page_enabled, page_running;
         uint32_t seq, seen;
+        Base page;
         ssize_t l;
 
         seq = __atomic_load_n(&handle.page->seq, __ATOMIC_ACQUIRE);
@@ -147,8 +164,7 @@ static int read_once(uint64_t buf[static 3 + LOCAL_PAGE_MAX_VALUES], bool want_t
                 return -1;
         if (seq & 1)
                 return 1;
-        page_enabled = __atomic_load_n(&handle.page->base_enabled_ns, __ATOMIC_RELAXED);
-        page_running = __atomic_load_n(&handle.page->base_running_ns, __ATOMIC_RELAXED);
+        page_base(&page);
         seen = __atomic_load_n(&handle.page->resets_seen, __ATOMIC_RELAXED);
         /* One event on a PMU counter: rdpmc where the kernel lets us, shaped as read() would give.
          * The user page's times are those of the last switch: only a group that always ran is read
@@ -169,27 +185,28 @@ static int read_once(uint64_t buf[static 3 + LOCAL_PAGE_MAX_VALUES], bool want_t
                 return 1;
         if (l != (ssize_t) (sizeof(uint64_t) * (3 + handle.n_values)) || buf[0] != handle.n_values)
                 return -1;              /* not the group pmapid made (the fd was closed or replaced) */
-        reset_base(page_enabled, page_running, seen, ret_base_enabled, ret_base_running);
+        reset_base(&page, seen, ret_base);
         return 0;
 }
 
 int local_read(pm_data_t *data, timebasestruct_t *time, pm_accu_time_t *times) {
-        uint64_t buf[3 + LOCAL_PAGE_MAX_VALUES], base_enabled = 0, base_running = 0, enabled, running;
+        uint64_t buf[3 + LOCAL_PAGE_MAX_VALUES], enabled, running;
         struct timespec ts;
+        Base base = {};
         int r = 1;
 
         if (handle.fd < 0)
                 return -1;
         for (int tries = 0; r == 1 && tries < 3; tries++)
-                r = read_once(buf, times != NULL, &base_enabled, &base_running);
+                r = read_once(buf, times != NULL, &base);
         if (r == 1)
                 return -1;              /* pmapid is busy with the page: over the bus this time */
         if (r < 0)
                 goto gone;
         if (time)
                 (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        enabled = since(buf[1], base_enabled);
-        running = since(buf[2], base_running);
+        enabled = since(buf[1], base.enabled_ns) + base.carried_enabled_ns;
+        running = since(buf[2], base.running_ns) + base.carried_running_ns;
         /* The PMU time-shared the group since the last reset (it ran less than it was enabled):
          * pmapid scales. */
         if (enabled != running)
@@ -202,7 +219,7 @@ int local_read(pm_data_t *data, timebasestruct_t *time, pm_accu_time_t *times) {
         memset(data, 0, sizeof(*data));
         for (uint32_t i = 0; i < handle.n_values; i++)
                 if (handle.slot[i] >= 0 && handle.slot[i] < MAX_COUNTERS)
-                        data->accu[handle.slot[i]] = (long long) buf[3 + i];
+                        data->accu[handle.slot[i]] = (long long) (buf[3 + i] + base.carried[i]);
         if (time)
                 set_length(time, (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec);
         return 0;

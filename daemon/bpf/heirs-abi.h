@@ -15,6 +15,9 @@
 #define HEIRS_CREATOR_COUNTING 0x8u     /* a carrier's state (own AND group's) as pmapid knows it; a
                                          * born thread's creator's at its birth. A born thread itself
                                          * counts from birth: pmapid drops what it should not have. */
+#define HEIRS_LOCAL     0x10u           /* a born thread that reads itself in process: its own perf
+                                         * counters count it from then on, and the kernel adds no more
+                                         * slices here (its counts stay what they were); never passed on */
 
 /* One per tracked thread, keyed by tid: what to count and whether. The kernel only reads it, except
  * when it writes a new thread's at its birth. */

@@ -14,6 +14,8 @@
  *   one) seals it, by the kernel's own rule for perf's counters (begin_new_exec() calls
  *   perf_event_exit_task() when get_dumpable() is not SUID_DUMP_USER): its slice so far is added,
  *   and from there it counts nothing and passes nothing on;
+ * - a born task that reads itself in process (HEIRS_LOCAL) is counted by its own perf counters from
+ *   then on: its slices are no longer added, and its counts here stay what it had counted before;
  * - a task's last switch away (its state TASK_DEAD) makes its counts final, its whole exit
  *   included (as getrusage counts it; perf's own task counters stop a little earlier, at
  *   perf_event_exit_task(), for kernel-mode events only); sched_process_exit marks it exiting
@@ -397,7 +399,7 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
         if (n && !(n->state & HEIRS_FINAL)) {
                 __u64 ran = runtime_since(n, prev);
 
-                if ((c->flags & HEIRS_COUNTING) && !is_sealed(tid, c))
+                if ((c->flags & (HEIRS_COUNTING | HEIRS_LOCAL)) == HEIRS_COUNTING && !is_sealed(tid, c))
                         add_slice(cfg, c, n, cpu, only, ran);
                 if (task_dead(prev)) {
                         bpf_probe_read_kernel_str(n->comm, sizeof(n->comm), prev->comm);
@@ -429,7 +431,7 @@ int BPF_PROG(heirs_exec, struct task_struct *task, int old_pid) {
                 if (n && !(n->state & HEIRS_FINAL)) {
                         __u64 ran = runtime_since(n, task);
 
-                        if (c->flags & HEIRS_COUNTING)
+                        if ((c->flags & (HEIRS_COUNTING | HEIRS_LOCAL)) == HEIRS_COUNTING)
                                 add_slice(cfg, c, n, cpu, slice_sources(cfg, last_tid, tid), ran);
                 }
                 last_tid->tid = (__u32) task->pid;

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define LOCAL_PAGE_MAGIC 0x706d4c50u   /* "PLmp" */
-#define LOCAL_PAGE_VERSION 2
+#define LOCAL_PAGE_VERSION 3
 #define LOCAL_PAGE_MAX_VALUES 9         /* the dummy leader and MAX_COUNTERS events */
 
 typedef struct LocalPage {
@@ -36,6 +36,15 @@ typedef struct LocalPage {
         uint64_t base_enabled_ns;
         uint64_t base_running_ns;
         uint32_t resets_seen;
+        uint32_t reserved;
+        /* What the context counted before the counters the handle reads were opened (a thread born
+         * counting in the kernel: its sums there up to its first read in process), value by value
+         * in the read's order, and its times beyond the base: a read adds them while the thread's
+         * own resets are resets_seen (one it made since drops them with the rest). Written inside
+         * the seqlock; 0 for a context whose counters counted it from the start. */
+        uint64_t carried_enabled_ns;
+        uint64_t carried_running_ns;
+        uint64_t carried[LOCAL_PAGE_MAX_VALUES];
 } LocalPage;
 
 /* The second page, which the thread writes and pmapid reads: the changes of the context's own

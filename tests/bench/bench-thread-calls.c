@@ -2,6 +2,7 @@
  * raw perf_event floor (read()/ioctl()/open of an identical perf group on the same thread) and the
  * D-Bus floor (Peer.Ping to pmapid), all measured in this run. Prints ratios; asserts nothing. */
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,30 @@ static void raw_group_close(int fds[2]) {
 
 static void row(const char *what, long long ns, long long floor_ns, const char *floor_name) {
         printf("%-40s %10lld ns   %8.1fx %s\n", what, ns, (double) ns / (double) floor_ns, floor_name);
+}
+
+/* A thread born counting inside the kernel (its creator's program passes on): its own reads, the
+ * first over the bus (it gets counters of its own), the rest in process with what the kernel had
+ * counted carried; and a raw read() of the fd it was handed, the floor. -1 where not born. */
+typedef struct BornReads {
+        long long local, raw;
+} BornReads;
+
+static void *born_reads(void *arg) {
+        BornReads *r = arg;
+        int fds[8], n, handed = -1, before = perf_fds_of(getpid(), fds, 8);
+        uint64_t buf[8];
+        pm_data_t d;
+
+        (void) pm_get_data_mythread(&d);
+        n = perf_fds_of(getpid(), fds, 8);
+        for (int i = 0; i < n && i < 8; i++)
+                handed = fds[i] > handed ? fds[i] : handed;
+        if (n != before + 1 || handed < 0)
+                return NULL;
+        r->raw = MEASURE(N_RAW, , (void) !read(handed, buf, sizeof(buf)));
+        r->local = MEASURE(N_RAW, , pm_get_data_mythread(&d));
+        return NULL;
 }
 
 /* The perf fd pmapid handed this thread: the one this process holds besides its own two groups,
@@ -172,6 +197,19 @@ int main(void) {
         row("pm_get_data_mythread_mx, 2 sets (bus)", get_mx[0], 2 * raw_read, "2 raw reads");
         row("pm_get_data_mythread_mx, 4 sets (bus)", get_mx[1], get_data_bus, "1-set bus read");
         row("pm_get_data_mythread_mx, 4 sets (bus)", get_mx[1], 4 * raw_read, "4 raw reads");
+
+        /* A born thread's reads (where pmapid inherits inside the kernel). */
+        BornReads born = { -1, -1 };
+        pthread_t t;
+
+        if (pm_set_program_mythread(&prog) == 0 && pthread_create(&t, NULL, born_reads, &born) == 0)
+                (void) pthread_join(t, NULL);
+        (void) pm_delete_program_mythread();
+        if (born.local > 0) {
+                row("pm_get_data_mythread, born thread (local)", born.local, raw_read, "raw read");
+                row("pm_get_data_mythread, born thread (local)", born.local, born.raw, "raw read of it");
+        } else
+                printf("# a born thread's reads: not in process (pmapid does not inherit in the kernel)\n");
 
         raw_group_close(fds);
         raw_group_close(keeper);

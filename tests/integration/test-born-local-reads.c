@@ -1,0 +1,190 @@
+/* test-born-local-reads.c: a thread born counting inside the kernel reads itself in process too.
+ * It has no perf fd of its own at birth (the kernel sums its slices in a map); its first read over
+ * the bus gets it counters of its own, and the page pmapid hands it carries what the kernel had
+ * counted until then. As root and as uid 65534:
+ * - its reads are exact from its first instruction (the kernel's own count of the thread's page
+ *   faults brackets a stop) across the handle's opening, stopped or counting;
+ * - 10,000 reads add no page fault, and pmapid's read of it agrees exactly;
+ * - its counted time does not go back when the handle opens, and a reset in process drops what
+ *   was carried;
+ * - a re-executed pmapid keeps it all: the old handle falls back to the bus, which reads the same
+ *   counts, and a new handle reads on from there. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bus-fixture.h"
+#include "check.h"
+#include "pmapi.h"
+#include "workload.h"
+
+#define READS 10000
+
+static BusFixture fixture;
+
+static uint64_t length_ns(const timebasestruct_t *t) {
+        return (uint64_t) t->tb_high << 32 | t->tb_low;
+}
+
+/* The perf fds of this process: the handle's, once the born thread has one. */
+static int perf_fds_now(void) {
+        return perf_fds_of(getpid(), NULL, 0);
+}
+
+/* The kernel's own count of the thread's faults brackets a stop over the bus, made before the
+ * handle: its maps of the handle's pages fault in without a fault the counters see (MAP_POPULATE),
+ * so later brackets would not hold. */
+static int born_body(void *arg) {
+        pm_data_t a, b, c, theirs;
+        pm_accu_time_t t0, t1;
+        int fds_before = *(int *) arg;
+        KernelView k;
+
+        CHECK(touch_fresh_pages(300) == 0);
+        CHECK_RC(stop_seen_by_kernel(&k), 0);
+        CHECK_RC(pm_get_Tdata_mythread(&a, &t0), 0);    /* over the bus: asks for the handle */
+        CHECK_SEEN_BY_KERNEL(a.accu[0], 300, k);
+        CHECK(perf_fds_now() == fds_before + 1);        /* the handle: one fd */
+        CHECK_RC(pm_get_Tdata_mythread(&b, &t1), 0);    /* in process, with what was carried */
+        CHECK(memcmp(a.accu, b.accu, sizeof(a.accu)) == 0);
+        CHECK(length_ns(&t1.accu_purr) == length_ns(&t0.accu_purr));   /* stopped: the time stands */
+        CHECK(length_ns(&t1.accu_timebase) == length_ns(&t0.accu_timebase));
+        CHECK_RC(pm_start_mythread(), 0);               /* in process */
+        CHECK(touch_fresh_pages(200) == 0);
+        CHECK_RC(pm_get_Tdata_mythread(&b, &t1), 0);
+        for (int i = 0; i < READS; i++)
+                CHECK_RC(pm_get_data_mythread(&c), 0);
+        CHECK_RC(pm_get_data_mythread(&c), 0);
+        CHECK(memcmp(b.accu, c.accu, sizeof(b.accu)) == 0);     /* 10,000 reads: not one fault */
+        CHECK(length_ns(&t1.accu_purr) > length_ns(&t0.accu_purr));
+        CHECK_RC(pm_stop_mythread(), 0);
+        CHECK_RC(pm_get_data_mythread(&c), 0);
+        CHECK_RANGE(c.accu[0] - a.accu[0], 200, 202);
+        CHECK_RC(pm_get_data_thread(getpid(), gettid(), &theirs), 0);
+        CHECK(memcmp(c.accu, theirs.accu, sizeof(c.accu)) == 0);        /* pmapid reads what we do */
+        /* A reset in process drops the carried part too, and pmapid learns it. */
+        CHECK_RC(pm_start_mythread(), 0);
+        CHECK_RC(pm_reset_data_mythread(), 0);
+        CHECK_RC(pm_get_data_mythread(&a), 0);
+        CHECK(a.accu[0] == 0 && a.accu[1] == 0);
+        CHECK(touch_fresh_pages(100) == 0);
+        CHECK_RC(pm_stop_mythread(), 0);
+        CHECK_RC(pm_get_data_mythread(&a), 0);
+        CHECK_RANGE(a.accu[0], 100, 102);
+        CHECK_RC(pm_get_data_thread(getpid(), gettid(), &theirs), 0);
+        CHECK(memcmp(a.accu, theirs.accu, sizeof(a.accu)) == 0);
+        CHECK(perf_fds_now() == fds_before + 1);        /* still the same handle */
+        return 0;
+}
+
+typedef struct Born {
+        int (*body)(void *arg);
+        void *arg;
+        int result;
+} Born;
+
+static void *born_main(void *p) {
+        Born *b = p;
+
+        b->result = b->body(b->arg);
+        return NULL;
+}
+
+/* Runs body in a new thread of this one, which counts page faults and passes them on: the thread
+ * is born counting inside the kernel. */
+static int run_born(int (*body)(void *arg)) {
+        Born b = { .body = body, .result = -1 };
+        pm_prog_t prog;
+        pthread_t t;
+        int fds;
+
+        CHECK(page_fault_program(&prog, PM_USER | PM_COUNT) == 0);
+        CHECK_RC(pm_set_program_mythread(&prog), 0);
+        fds = perf_fds_now();
+        b.arg = &fds;
+        CHECK(pthread_create(&t, NULL, born_main, &b) == 0);
+        CHECK(pthread_join(t, NULL) == 0);
+        CHECK_RC(pm_delete_program_mythread(), 0);
+        return b.result;
+}
+
+static int born_reads(void *arg) {
+        (void) arg;
+        return run_born(born_body);
+}
+
+static void test_born_thread_reads_itself_exactly(void **state) {
+        (void) state;
+        if (!kernel_inheritance())
+                skip();
+        assert_int_equal(born_reads(NULL), 0);
+        assert_int_equal(run_as_nobody(born_reads, NULL), 0);
+}
+
+/* A re-executed pmapid: the handle falls back to the bus, which reads what it did (the kernel's
+ * sums and the thread's own counters both came across), and a new handle reads on. */
+static int reexec_body(void *arg) {
+        pm_data_t a, b;
+        int fds_before = *(int *) arg;
+
+        pm_data_t first;
+
+        CHECK(touch_fresh_pages(100) == 0);
+        CHECK_RC(pm_get_data_mythread(&first), 0);      /* asks for the handle, counting */
+        CHECK(touch_fresh_pages(100) == 0);
+        CHECK_RC(pm_stop_mythread(), 0);
+        CHECK_RC(pm_get_data_mythread(&a), 0);
+        CHECK_RANGE(a.accu[0] - first.accu[0], 100, 102);
+        CHECK(kill(fixture.daemon_pid, SIGHUP) == 0);
+        for (int i = 0; i < 100 && perf_fds_now() == fds_before + 1; i++) {
+                CHECK_RC(pm_get_data_mythread(&b), 0);  /* until the old page says it is gone */
+                usleep(10000);
+        }
+        CHECK_RC(pm_get_data_mythread(&b), 0);          /* over the bus, from the new image */
+        CHECK(memcmp(a.accu, b.accu, sizeof(a.accu)) == 0);
+        CHECK(perf_fds_now() == fds_before + 1);        /* and a new handle */
+        CHECK_RC(pm_get_data_mythread(&b), 0);          /* in process */
+        CHECK(memcmp(a.accu, b.accu, sizeof(a.accu)) == 0);
+        CHECK_RC(pm_start_mythread(), 0);
+        CHECK(touch_fresh_pages(100) == 0);
+        CHECK_RC(pm_stop_mythread(), 0);
+        CHECK_RC(pm_get_data_mythread(&b), 0);
+        CHECK_RANGE(b.accu[0] - a.accu[0], 100, 102);
+        return 0;
+}
+
+static void test_reexec_keeps_a_born_threads_counters(void **state) {
+        (void) state;
+        if (!kernel_inheritance())
+                skip();
+        assert_int_equal(run_born(reexec_body), 0);
+}
+
+static int setup(void **state) {
+        pm_info_t info;
+
+        (void) state;
+        int r = bus_fixture_start(&fixture, NULL);
+        return r == 0 ? pm_init(PM_VERIFIED, &info) : r;
+}
+
+static int teardown(void **state) {
+        (void) state;
+        return bus_fixture_stop(&fixture);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_born_thread_reads_itself_exactly),
+                cmocka_unit_test(test_reexec_keeps_a_born_threads_counters),
+        };
+
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -4,7 +4,7 @@
  * - libpmapi's start-routine wrapper and fork handler call Inherit from the new thread before any
  *   user code runs: nothing it does goes uncounted;
  * - perf fork records name the creating thread of every other new task; those are attached as
- *   soon as the record is read, so their first microseconds go uncounted (README, "Inheritance").
+ *   soon as the record is read, so their first microseconds go uncounted (docs/api.md, "Inheritance").
  * Whichever comes first attaches; the other finds the context there. */
 #include <errno.h>
 #include <inttypes.h>

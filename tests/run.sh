@@ -53,7 +53,7 @@ cat "$build/meson-logs/fuzz.txt" >> "$log"
 # The kernels users run: Debian's own 5.10, 6.1 and 6.12 in QEMU guests over this build
 # (tests/guest/kernel-matrix.sh; PMAPI_GUEST_TESTS=all for every integration test). Only with
 # PMAPI_GUESTS=yes for now: the 6.1 and 5.10 guests sometimes soft-lock in handle_mm_fault under
-# QEMU's TCG (README, Kernels), and a test run must not pass or fail by chance.
+# QEMU's TCG (docs/kernels.md), and a test run must not pass or fail by chance.
 if [ "${PMAPI_GUESTS:-no}" = yes ]; then
         sh tests/guest/kernel-matrix.sh "$build" "$log" > "$build/meson-logs/guests.txt" 2>&1 || rc=$?
         cat "$build/meson-logs/guests.txt"

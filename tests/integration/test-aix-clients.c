@@ -215,7 +215,7 @@ static int jikes_body(void *arg) {
  * exists") delete and set again, then start; PAPI_read: get; PAPI_reset: reset; PAPI_stop: stop
  * and delete. pmapi answers an inherited context with 59, as AIX 7 does and OpenJ9 expects, not
  * 13: a PAPI thread created while its creator counts fails its PAPI_start unless the process sets
- * PMAPI_EEXIST=13 (test-aix-client-code.c; README, Differences). */
+ * PMAPI_EEXIST=13 (test-aix-client-code.c; docs/aix-differences.md). */
 static void *papi_thread_start(void *arg) {
         pm_prog_t *prog = arg;
         return (void *) (intptr_t) client_papi_start(prog);
@@ -420,7 +420,7 @@ static int drhook_body(void *arg) {
  * Start_Set calls pm_start_mythread too and takes any non-zero rc as failure (so starting a
  * counting thread must return 0); reads subtract; a set change stops and deletes, then sets the
  * next set. After fork the child sets again without deleting: with AIX's inheritance that is 59,
- * unless the parent's program has PM_NO_INHERIT (the workaround the README gives). */
+ * unless the parent's program has PM_NO_INHERIT (the workaround docs/aix-differences.md gives). */
 static int extrae_child_sets(pm_prog_t *prog) {
         int status;
         pid_t child = fork();

@@ -4,7 +4,7 @@
  * stat's plus perf's own process, which a run of `perf stat -- true` under pmcount measures. The
  * two must agree within 0.5 %, pmcount's status must be the command's (0), and its counts must not
  * be partial. Where pmapid does not inherit inside the kernel the test is skipped: after the fact,
- * pmcount was 17 % short on the same make (README). Root only: perf stat counts kernel-mode page
+ * pmcount was 17 % short on the same make (docs/tools.md). Root only: perf stat counts kernel-mode page
  * faults only for root at perf_event_paranoid 2. */
 #include <errno.h>
 #include <setjmp.h>

@@ -6,11 +6,7 @@
 
 #include <stdbool.h>
 
-/* Set to "1" in the environment of a program that runs with a context it did not make itself (pmcount
- * forks, joins its group and executes the command with libpmapi preloaded): the library's
- * constructor then takes the main thread as one whose new threads and children inherit, so that
- * they ask pmapid before they run, as in a program that called pm_set_program_mygroup(). */
-#define PMAPI_INHERIT_ENV "PMAPI_INHERIT"
+#include "inherit-env.h"
 
 /* The calling thread now has (or no longer has) a context whose state new threads inherit. Where
  * pmapid inherits inside the kernel (bus_kernel_inherits()), its new threads and children are born

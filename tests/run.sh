@@ -41,7 +41,7 @@ cat "$asan/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
 PMAPI_TEST_PMAPID="$top/$asan/daemon/pmapid" meson test -C "$build" --suite integration --print-errorlogs || rc=$?
 cat "$build/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
 # The integration suite once more with pmapid pinning threads by /proc, as it must on kernels
-# before 6.9 (PMAPID_THREAD_PINS=procfs; daemon/thread-pin.h), at this machine's speed.
+# before 6.9 (PMAPID_THREAD_PINS=procfs; daemon/kernel/thread-pin.h), at this machine's speed.
 PMAPID_THREAD_PINS=procfs meson test -C "$build" --suite integration --print-errorlogs || rc=$?
 cat "$build/meson-logs/testlog.txt" >> "$log" 2>/dev/null || true
 # libFuzzer on pmapid's bus objects: the committed corpus must reach a coverage floor, then a bounded

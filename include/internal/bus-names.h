@@ -32,7 +32,7 @@
 #define PMAPI_ERROR_FOREIGN_MODE_LAYOUT PMAPI_ERROR_PREFIX "ForeignModeLayout"
 #define PMAPI_ERROR_OPEN_FAILED         PMAPI_ERROR_PREFIX "OpenFailed"
 #define PMAPI_ERROR_NO_MEMORY           PMAPI_ERROR_PREFIX "NoMemory"
-/* Refusals of the access rule (daemon/access.h), one per reason a caller can act on. */
+/* Refusals of the access rule (daemon/kernel/access.h), one per reason a caller can act on. */
 #define PMAPI_ERROR_NOT_OWNER           PMAPI_ERROR_PREFIX "NotOwner"
 #define PMAPI_ERROR_SET_ID_TARGET       PMAPI_ERROR_PREFIX "SetIdTarget"
 #define PMAPI_ERROR_NOT_DUMPABLE        PMAPI_ERROR_PREFIX "NotDumpable"

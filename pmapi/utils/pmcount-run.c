@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "inherit.h"
+#include "inherit-env.h"
 #include "macro.h"
 #include "pmcount.h"
 #include "tool-bus.h"

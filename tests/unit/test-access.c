@@ -1,4 +1,4 @@
-/* test-access.c: the third-party access rule (daemon/access.c) as a table, and the /proc reader on
+/* test-access.c: the third-party access rule (daemon/kernel/access.c) as a table, and the /proc reader on
  * this process and on a non-dumpable child. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test-caller.c: the caller checks of daemon/caller.c that need no bus. caller_may_count() re-states
+/* test-caller.c: the caller checks of daemon/kernel/caller.c that need no bus. caller_may_count() re-states
  * the kernel's perf_event_paranoid rule for a caller counting its own thread, so it gets a table
  * covering every branch; thread_pin()/thread_pin_alive() are run against this process's own
  * threads: a live one, tids that are not ours, and a thread that has exited. */

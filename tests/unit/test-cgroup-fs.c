@@ -1,4 +1,4 @@
-/* test-cgroup-fs.c: how pmapid reads a cgroup path a client gives (daemon/cgroup-fs.c): from the v2
+/* test-cgroup-fs.c: how pmapid reads a cgroup path a client gives (daemon/kernel/cgroup-fs.c): from the v2
  * root or under the mount point, "." and repeated slashes dropped, ".." and overlong paths refused
  * before anything is opened. */
 #include <errno.h>

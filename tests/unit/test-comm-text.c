@@ -1,4 +1,4 @@
-/* test-comm-text.c: thread names made into text for the bus and the journal (daemon/comm-text.c):
+/* test-comm-text.c: thread names made into text for the bus and the journal (daemon/model/comm-text.c):
  * valid UTF-8 passes unchanged, control characters included; each byte that sd-bus would refuse is
  * written as "\xNN"; and over many random names the result is always a string sd-bus takes into a
  * message, and equal to the name whenever sd-bus takes the name itself. */

@@ -1,4 +1,4 @@
-/* test-config.c: pmapid.conf (daemon/config.c): defaults without a file, the two limits, and every
+/* test-config.c: pmapid.conf (daemon/model/config.c): defaults without a file, the two limits, and every
  * malformed file refused rather than half applied. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
-/* test-context.c: a thread context's state machine (daemon/context.c) over the fake counter backend
- * (daemon/counter-fake.c), whose counts move only when the test says the thread did work while
+/* test-context.c: a thread context's state machine (daemon/model/context.c) over the fake counter backend
+ * (daemon/kernel/counter-fake.c), whose counts move only when the test says the thread did work while
  * the group was enabled. Checked: the count bit decides the initial state, start and stop switch
  * counting and are idempotent, reset zeroes, reads land on the programmed counters, get_program
  * reports the live state, and a failed open or start leaves nothing open. A spy backend wraps the

@@ -1,4 +1,4 @@
-/* test-counter-perf.c: the real perf backend (daemon/counter-perf.c) on what the kernel makes hard.
+/* test-counter-perf.c: the real perf backend (daemon/kernel/counter-perf.c) on what the kernel makes hard.
  * A process tree's group is opened with inherit on one CPU; every child process the tree creates
  * gets its own copy of the group, and the kernel takes that copy apart member by member when the
  * child exits. A read in that window fails with ECHILD (kernels with the 2023 fix for mismatched

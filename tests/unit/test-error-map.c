@@ -1,5 +1,5 @@
 /* test-error-map.c: the two edges where errors change form, tested end to end without a bus. The
- * daemon's edge (daemon/bus-errors.c) turns negative errnos and ProgramErrors into D-Bus error
+ * daemon's edge (daemon/bus/bus-errors.c) turns negative errnos and ProgramErrors into D-Bus error
  * names; the library's edge (pmapi/error-map.c) turns those names into AIX PM_E* codes, and
  * pm_strerror()/pm_error() (pmapi/pm-error.c) explain every code. The lists of names and codes are
  * read from include/internal/bus-names.h and include/pmapi.h themselves, so a name or code added

@@ -1,5 +1,5 @@
-/* test-event-table.c: the event catalog (daemon/event-table.c and the curated tables of
- * daemon/events/). The curated rows are validated as data: stable ids below the libpfm4 range and
+/* test-event-table.c: the event catalog (daemon/kernel/event-table.c and the curated tables of
+ * daemon/core/events/). The curated rows are validated as data: stable ids below the libpfm4 range and
  * increasing across sources, unique AIX-style names, a libpfm4 name, a description, a status, and
  * for verified and caveat rows the test that checks the count, which must exist in the tree. The
  * unprobed catalog must keep the rows in order and find each by id. Last, the real catalog is
@@ -320,7 +320,7 @@ static void test_loaded_curated_rows_keep_their_definition(void **state) {
         event_table_free(t);
 }
 
-/* The predefined groups (daemon/events/groups.c) are data: AIX-style lower-case names, unique, at
+/* The predefined groups (daemon/core/events/groups.c) are data: AIX-style lower-case names, unique, at
  * most MAX_COUNTERS events each, every one a curated row, none twice; the software ones, which every
  * machine offers, first. Offered, they are numbered from 0 in that order. */
 static void test_group_defs_are_valid(void **state) {
@@ -363,7 +363,7 @@ static void test_group_defs_are_valid(void **state) {
         event_table_free(t);
 }
 
-/* The derived metrics (daemon/events/metrics.c) are data: unique names, curated events, a scale
+/* The derived metrics (daemon/core/events/metrics.c) are data: unique names, curated events, a scale
  * and a unit each; offered where their events are. */
 static void test_metric_defs_are_valid(void **state) {
         const EventTableSource *const only_sw[] = { &event_source_perf_software };

@@ -1,4 +1,4 @@
-/* test-fork-watch.c: daemon/fork-watch.c against the real kernel. Threads and a process are created
+/* test-fork-watch.c: daemon/kernel/fork-watch.c against the real kernel. Threads and a process are created
  * by a thread other than main, so a watcher that reported the process (the netlink connector's
  * answer) instead of the creating thread would fail. Checked: a thread created by a thread is
  * reported with the creator's tid, through the event loop's own wakeup; a forked child is reported

@@ -1,4 +1,4 @@
-/* test-group-members.c: the records a group keeps of its dead members (daemon/group.c), over the
+/* test-group-members.c: the records a group keeps of its dead members (daemon/model/group.c), over the
  * fake counter backend, with exact counts: a member that dies leaves its pid, tid, name and final
  * counts, and the records plus the live members add up to the group's data; a member that leaves
  * takes its data along and leaves no record; past the per-group and the all-groups bounds a death

@@ -1,4 +1,4 @@
-/* test-log-budget.c: the per-uid budget of refusal log lines (daemon/log-budget.c): LOG_BUDGET_LINES
+/* test-log-budget.c: the per-uid budget of refusal log lines (daemon/util/log-budget.c): LOG_BUDGET_LINES
  * lines per window, the rest counted and reported with the next allowed line, each uid apart. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test-manager-access.c: the manager's third-party rules (daemon/manager.c, manager-group.c) over the
+/* test-manager-access.c: the manager's third-party rules (daemon/model/manager.c, manager-group.c) over the
  * fake counter backend and real target processes: a caller may act on another process's thread
  * only as the access rule allows (access.h, tested as a table in test-access.c), the refusal comes
  * before any context is looked at, pmapid's own threads are refused to root too, a recycled pid

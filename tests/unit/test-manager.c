@@ -1,4 +1,4 @@
-/* test-manager.c: the rules that span contexts (daemon/manager.c, manager-group.c, inherit.c), over
+/* test-manager.c: the rules that span contexts (daemon/model/manager.c, manager-group.c, inherit.c), over
  * the fake counter backend and without an event loop (no exit watch, no fork watch). The targets
  * are real threads of this process, parked on a condition variable so their tids stay alive, and
  * for the fork cases a real child process parked on a pipe: the manager pins every target with a

@@ -1,5 +1,5 @@
 /* test-metrics.c: the derived metrics of pmcount -m and pmstat -m (metrics.c) on made-up counts,
- * with pmapid's own table (daemon/events/metrics.c) copied as GetMetrics sends it: a metric comes
+ * with pmapid's own table (daemon/core/events/metrics.c) copied as GetMetrics sends it: a metric comes
  * out only when its numerator and its denominator event were both counted (an elapsed-time metric
  * only needs its numerator), in the table's order, with the value numerator / denominator * scale
  * or numerator / elapsed seconds * scale; a zero denominator, a zero elapsed time or a count that

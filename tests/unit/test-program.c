@@ -1,4 +1,4 @@
-/* test-program.c: AIX's rules for a thread program and its perf encoding (daemon/program.c). The
+/* test-program.c: AIX's rules for a thread program and its perf encoding (daemon/core/program.c). The
  * catalog is the curated tables without probing (event_table_new_unprobed), so ids 1..7 are the
  * perf software rows, 100..110 the generic hardware rows, and groups 1, 2 and 10..14 are offered. Checked here: which mode bits a
  * thread context takes and which error each refused bit gives, how counters map to the members of

@@ -1,4 +1,4 @@
-/* test-system.c: the system-wide context (daemon/system.c) over the fake counter backend, with exact
+/* test-system.c: the system-wide context (daemon/model/system.c) over the fake counter backend, with exact
  * numbers: one group per online CPU (or per tree thread and CPU, with inherit), CPUs add up to the
  * total, a CPU that goes offline keeps its counts and one that comes back counts on from them, a
  * reset is an offset that also covers what offline CPUs kept, start/stop switch every group. Also

@@ -2,7 +2,7 @@
  * groups whose events they combine: value = numerator / denominator * scale, the denominator an
  * event or, when NULL, the elapsed time in seconds. pmapid lists a metric only where both its
  * events are in the catalog (GetMetrics); a tool shows it only when it counted both. */
-#include "event-table.h"
+#include "event-catalog.h"
 #include "macro.h"
 
 const MetricDef metric_defs[] = {

@@ -11,13 +11,6 @@
 #include "macro.h"
 #include "perf-syscall.h"
 
-const Event *event_table_find_name(const EventTable *t, const char *short_name) {
-        for (size_t i = 0; i < t->n_events; i++)
-                if (strcmp(t->events[i].short_name, short_name) == 0)
-                        return &t->events[i];
-        return NULL;
-}
-
 /* Whether the events open as one group, disabled, on this thread: the PMU has room for them all. */
 static bool group_opens_here(const EventTable *t, const int32_t *ids, size_t n) {
         int fds[MAX_COUNTERS];
@@ -77,13 +70,4 @@ int event_table_load_groups(EventTable *t, const EventGroupDef *defs, size_t n_d
                 t->groups[t->n_groups++] = group;
         }
         return 0;
-}
-
-bool event_table_has_metric(const EventTable *t, const MetricDef *m) {
-        return event_table_find_name(t, m->numerator) && (!m->denominator || event_table_find_name(t, m->denominator));
-}
-
-const EventGroup *event_table_find_group(const EventTable *t, int id) {
-        /* AIX's numbering: a group id is an index, and anything outside 0..maxgroups-1 is no group. */
-        return id >= 0 && (size_t) id < t->n_groups ? &t->groups[id] : NULL;
 }

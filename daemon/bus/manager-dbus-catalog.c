@@ -74,7 +74,7 @@ int method_get_groups(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         return sd_bus_send(NULL, reply, NULL);
 }
 
-/* The derived metrics whose events this machine counts (daemon/events/metrics.c), for the tools. */
+/* The derived metrics whose events this machine counts (daemon/core/events/metrics.c), for the tools. */
 int method_get_metrics(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Manager *manager = userdata;

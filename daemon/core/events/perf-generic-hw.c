@@ -3,7 +3,7 @@
  * listed. None is verified on the project machine (it has no PMU). */
 #include "macro.h"
 #include "pmapi.h"
-#include "event-table.h"
+#include "event-catalog.h"
 
 static const EventDef rows[] = {
         { EVENT_ID(100), "PM_CYC", "perf::CYCLES",

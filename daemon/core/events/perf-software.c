@@ -3,7 +3,7 @@
  * known workload by the test named in checked_by; see tests/integration/test-event-counts.c. */
 #include "macro.h"
 #include "pmapi.h"
-#include "event-table.h"
+#include "event-catalog.h"
 
 static const EventDef rows[] = {
         { EVENT_ID(1), "PM_TASK_CLOCK", "perf::TASK-CLOCK",

@@ -1,7 +1,7 @@
-/* event-table.h: the event catalog pmapid offers. Rows with AIX-style short names and a testing
- * status come from the const tables in daemon/events/; libpfm4 supplies the perf encodings and the
- * rest of the events it knows for the PMUs present. Only events that open on this machine are kept.
- * The catalog does no D-Bus and keeps no per-client state. */
+/* event-catalog.h: the event catalog pmapid offers, as data: the curated rows (core/events/, with
+ * AIX-style short names and a testing status), the catalog built from them and libpfm4
+ * (kernel/event-table.h builds it), and lookups in it. No I/O here: the catalog does no D-Bus,
+ * keeps no per-client state and opens nothing. */
 #pragma once
 
 #include <linux/perf_event.h>
@@ -11,7 +11,7 @@
 
 #include "pmapi.h"
 
-/* One row of a curated table (daemon/events/). */
+/* One row of a curated table (daemon/core/events/). */
 typedef struct EventDef {
         int id;                         /* stable id; the tables keep ids unique and increasing */
         const char *short_name;         /* AIX style: PM_PAGE_FLT */
@@ -62,7 +62,7 @@ typedef struct Event {
         struct perf_event_attr attr;    /* type and config only; mode bits are set per program */
 } Event;
 
-/* One predefined event group (daemon/events/groups.c): AIX's groups for mode.b.is_group. */
+/* One predefined event group (daemon/core/events/groups.c): AIX's groups for mode.b.is_group. */
 typedef struct EventGroupDef {
         const char *short_name;         /* pm_faults: unique, the same on every machine */
         const char *long_name;
@@ -73,7 +73,7 @@ typedef struct EventGroupDef {
 extern const EventGroupDef event_group_defs[];
 extern const size_t n_event_group_defs;
 
-/* One derived metric (daemon/events/metrics.c): numerator / denominator * scale, the denominator
+/* One derived metric (daemon/core/events/metrics.c): numerator / denominator * scale, the denominator
  * an event, or the elapsed time in seconds when NULL. */
 typedef struct MetricDef {
         const char *name;               /* ipc */
@@ -106,23 +106,11 @@ typedef struct EventTable {
         size_t n_groups;
 } EventTable;
 
-/* Probes every curated row and every other libpfm4 event of the present PMUs, each umask of each
- * event a row of its own, by opening it on the calling thread. */
-int event_table_load(EventTable **ret);
-/* The same without opening anything: every encoding libpfm4 gives for the PMUs it finds present
- * (LIBPFM_FORCE_PMU decides, in tests; set it before the first load of the process, or call
- * event_table_reset_pfm() first). */
-int event_table_load_unprobed(EventTable **ret);
-void event_table_reset_pfm(void);
-/* Builds a catalog from the curated rows without libpfm4 or the kernel (unit tests). */
-int event_table_new_unprobed(const EventTableSource *const *sources, size_t n_sources, EventTable **ret);
+/* An event's strings freed (the catalog's rows own them). */
+void event_clear(Event *e);
 EventTable *event_table_free(EventTable *t);
 const Event *event_table_find(const EventTable *t, int id);
 const Event *event_table_find_name(const EventTable *t, const char *short_name);
-
-/* The groups of defs whose events are all in t, and with probe, open together on the calling thread
- * as one perf group (event-groups.c), numbered from 0 in the order of defs. */
-int event_table_load_groups(EventTable *t, const EventGroupDef *defs, size_t n_defs, bool probe);
 const EventGroup *event_table_find_group(const EventTable *t, int id);
 /* Whether every event m names is in t. */
 bool event_table_has_metric(const EventTable *t, const MetricDef *m);

@@ -5,7 +5,7 @@
  * PMU). */
 #include "macro.h"
 #include "pmapi.h"
-#include "event-table.h"
+#include "event-catalog.h"
 
 static const EventDef rows[] = {
         { EVENT_ID(120), "PM_LD_CMPL", "MEM_INST_RETIRED:ALL_LOADS",

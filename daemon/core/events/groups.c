@@ -5,7 +5,7 @@
  * among the groups offered on the machine, from 0, as AIX numbers them (event_groups[i].group_id
  * == i, which AIX clients index by): the order here decides it, so keep the software groups, which
  * every machine offers, first. Scripts that must name a group across machines use its short name. */
-#include "event-table.h"
+#include "event-catalog.h"
 #include "macro.h"
 
 const EventGroupDef event_group_defs[] = {

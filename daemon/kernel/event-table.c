@@ -12,30 +12,6 @@
 #include "perf-syscall.h"
 #include "pmapi.h"
 
-const EventTableSource *const event_sources[] = {
-        &event_source_perf_software,
-        &event_source_perf_generic_hw,
-        &event_source_cpu_families,
-};
-const size_t n_event_sources = ELEMENTSOF(event_sources);
-
-static void event_done(Event *e) {
-        free(e->short_name);
-        free(e->long_name);
-        free(e->description);
-}
-
-EventTable *event_table_free(EventTable *t) {
-        if (!t)
-                return NULL;
-        for (size_t i = 0; i < t->n_events; i++)
-                event_done(&t->events[i]);
-        free(t->events);
-        free(t->groups);
-        free(t->pmu_name);
-        free(t);
-        return NULL;
-}
 DEFINE_FREEP(EventTable, event_table_free);
 
 static int event_table_append(EventTable *t, size_t *allocated, const Event *e) {
@@ -61,7 +37,7 @@ static int event_from_def(const EventDef *d, Event *ret) {
                 .description = strdup(d->description),
         };
         if (!e.short_name || !e.long_name || !e.description) {
-                event_done(&e);
+                event_clear(&e);
                 return -ENOMEM;
         }
         *ret = e;
@@ -87,7 +63,7 @@ int event_table_new_unprobed(const EventTableSource *const *sources, size_t n_so
                                 return r;
                         r = event_table_append(t, &allocated, &e);
                         if (r < 0) {
-                                event_done(&e);
+                                event_clear(&e);
                                 return r;
                         }
                 }
@@ -201,13 +177,13 @@ static int load_curated(EventTable *t, size_t *allocated, bool probe) {
                         free(e.long_name);
                         e.long_name = qualified_name(used, idx);
                         if (!e.long_name || add_raw_code(&e, &attr) < 0) {
-                                event_done(&e);
+                                event_clear(&e);
                                 return -ENOMEM;
                         }
                         e.attr = attr;
                         r = event_table_append(t, allocated, &e);
                         if (r < 0) {
-                                event_done(&e);
+                                event_clear(&e);
                                 return r;
                         }
                 }
@@ -246,12 +222,12 @@ static int add_extra(EventTable *t, size_t *allocated, int *next_id, const char 
                      umask_desc && *umask_desc ? ": " : "", umask_desc ? umask_desc : "", raw) < 0)
                 e.description = NULL;
         if (!e.short_name || !e.long_name || !e.description) {
-                event_done(&e);
+                event_clear(&e);
                 return -ENOMEM;
         }
         r = event_table_append(t, allocated, &e);
         if (r < 0)
-                event_done(&e);
+                event_clear(&e);
         return r;
 }
 
@@ -383,19 +359,4 @@ int event_table_load(EventTable **ret) {
 
 int event_table_load_unprobed(EventTable **ret) {
         return load(ret, false);
-}
-
-const Event *event_table_find(const EventTable *t, int id) {
-        size_t lo = 0, hi = t->n_events;
-
-        while (lo < hi) {               /* ids increase along the table */
-                size_t mid = (lo + hi) / 2;
-                if (t->events[mid].id == id)
-                        return &t->events[mid];
-                if (t->events[mid].id < id)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
 }

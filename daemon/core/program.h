@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "event-table.h"
+#include "event-catalog.h"
 #include "pmapi.h"
 
 /* One set of events: a mode word and one event id per counter (AIX pm_prog_t). */

@@ -1,6 +1,6 @@
-/* heirs.c: pmapid's side of bpf/heirs.bpf.c (heirs.h): loads the programs, opens the per-CPU
- * sources, and writes and reads the maps. Maps and attached programs are plain fds, so a handover
- * passes them on and the programs never stop. */
+/* heirs.c: pmapid's side of bpf/heirs.bpf.c (heirs.h): writes and reads the maps. A carrier's
+ * control, a born thread's birth, counts, reset, seal and end are here; the engine that loads the
+ * programs and opens their per-CPU sources is heirs-engine.c. */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -14,302 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpf/heirs-abi.h"
-#include "heirs.h"
-#include "heirs-snapshot.h"
+#include "heirs-engine.h"
 #include "log.h"
 #include "macro.h"
 #include "perf-syscall.h"
-
-/* The object compiled from bpf/heirs.bpf.c (heirs-object.c, generated at build time). */
-extern const unsigned char heirs_bpf_object[];
-extern const size_t heirs_bpf_object_size;
-
-enum { MAP_CONTROLS, MAP_COUNTS, MAP_SEALED, MAP_BIRTHS, MAP_RELEASES, MAP_SOURCES, MAP_STARTS, MAP_LAST_NEXT,
-       MAP_CONFIG, MAP_SOURCE_EVENTS, MAP_STATS, N_MAPS };
-enum { LINK_NEWTASK, LINK_SWITCH, LINK_EXEC, LINK_EXIT, N_LINKS };
-static const char *const map_names[N_MAPS] = { "controls", "counts", "sealed", "births", "releases", "sources",
-                                               "starts", "last_next", "config", "source_events", "stats" };
-static const char *const prog_names[N_LINKS] = { "heirs_newtask", "heirs_switch", "heirs_exec", "heirs_exit" };
-
-struct Heirs {
-        int maps[N_MAPS];
-        int links[N_LINKS];
-        unsigned n_cpus;
-        int *source_fds;                /* [source * n_cpus + cpu], -1: not opened by this image */
-        bool batching;                  /* between heirs_batch_begin() and _end() */
-        bool copy_failed;               /* this batch's copy could not be taken: live lookups */
-        HeirsSnapshot *snapshot;        /* the batch's copy of the maps, taken at its first read */
-};
-
-static int libbpf_log(enum libbpf_print_level level, const char *format, va_list args) {
-        char line[512];
-
-        if (level == LIBBPF_DEBUG)
-                return 0;
-        vsnprintf(line, sizeof(line), format, args);
-        line[strcspn(line, "\n")] = '\0';
-        log_debug("libbpf: %s", line);
-        return 0;
-}
-
-static Heirs *heirs_alloc(unsigned n_cpus) {
-        Heirs *h = calloc(1, sizeof(*h));
-
-        if (!h)
-                return NULL;
-        h->n_cpus = n_cpus;
-        for (size_t i = 0; i < N_MAPS; i++)
-                h->maps[i] = -1;
-        for (size_t i = 0; i < N_LINKS; i++)
-                h->links[i] = -1;
-        h->source_fds = malloc(sizeof(int) * HEIRS_MAX_SOURCES * n_cpus);
-        if (!h->source_fds) {
-                free(h);
-                return NULL;
-        }
-        for (size_t i = 0; i < HEIRS_MAX_SOURCES * n_cpus; i++)
-                h->source_fds[i] = -1;
-        return h;
-}
-
-Heirs *heirs_free(Heirs *h) {
-        if (!h)
-                return NULL;
-        for (size_t i = 0; i < N_LINKS; i++)
-                safe_close(h->links[i]);
-        for (size_t i = 0; i < N_MAPS; i++)
-                safe_close(h->maps[i]);
-        for (size_t i = 0; i < HEIRS_MAX_SOURCES * h->n_cpus; i++)
-                safe_close(h->source_fds[i]);
-        free(h->source_fds);
-        heirs_snapshot_free(h->snapshot);
-        free(h);
-        return NULL;
-}
-
-const char *heirs_unavailable_reason(int error) {
-        switch (error) {
-        case -EOPNOTSUPP:
-                return "pmapid was built without BPF (clang or libbpf missing)";
-        case -EPERM:
-        case -EACCES:
-                return "the kernel refused BPF (no CAP_BPF and CAP_PERFMON, or lockdown)";
-        case -ENOENT:
-        case -ESRCH:
-                return "the kernel has no BTF (/sys/kernel/btf/vmlinux) or lacks a tracepoint";
-        default:
-                return "the programs did not load";
-        }
-}
-
-/* Dups the fds libbpf holds, so that h owns them apart from the object. */
-static int take_fd(int fd) {
-        int r = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-
-        return r < 0 ? -errno : r;
-}
-
-int heirs_new(unsigned max_threads, unsigned max_births, Heirs **ret) {
-        int n_cpus = libbpf_num_possible_cpus();
-        struct bpf_object *obj = NULL;
-        struct bpf_link *links[N_LINKS] = { NULL };
-        Heirs *h = NULL;
-        int r;
-
-        if (n_cpus <= 0)
-                return n_cpus < 0 ? n_cpus : -EINVAL;
-        libbpf_set_print(libbpf_log);
-        obj = bpf_object__open_mem(heirs_bpf_object, heirs_bpf_object_size, NULL);
-        if (!obj)
-                return -errno ?: -EINVAL;
-        if (max_threads < 64)
-                max_threads = 64;
-        r = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "controls"), max_threads);
-        if (r >= 0)
-                r = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "counts"), max_threads);
-        if (r >= 0)
-                r = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "sealed"), max_threads);
-        if (r >= 0)
-                r = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "sources"),
-                                             HEIRS_MAX_SOURCES * (unsigned) n_cpus);
-        if (r >= 0)
-                r = bpf_object__load(obj);
-        if (r < 0)
-                goto out;
-        h = heirs_alloc((unsigned) n_cpus);
-        if (!h) {
-                r = -ENOMEM;
-                goto out;
-        }
-        for (size_t i = 0; i < N_MAPS; i++) {
-                r = take_fd(bpf_map__fd(bpf_object__find_map_by_name(obj, map_names[i])));
-                if (r < 0)
-                        goto out;
-                h->maps[i] = r;
-        }
-        r = bpf_map_update_elem(h->maps[MAP_CONFIG], &(__u32) { 0 },
-                                &(struct heirs_config) { .n_cpus = (__u32) n_cpus, .self_tgid = (__u32) getpid(),
-                                                         .max_births = max_births },
-                                BPF_ANY);
-        if (r < 0)
-                goto out;
-        for (size_t i = 0; i < N_LINKS; i++) {
-                links[i] = bpf_program__attach(bpf_object__find_program_by_name(obj, prog_names[i]));
-                if (!links[i]) {
-                        r = -errno ?: -EINVAL;
-                        goto out;
-                }
-                r = take_fd(bpf_link__fd(links[i]));
-                if (r < 0)
-                        goto out;
-                h->links[i] = r;
-        }
-        *ret = TAKE_PTR(h);
-        r = 0;
-out:
-        /* The dups keep maps and links alive; the object's own fds go. */
-        for (size_t i = 0; i < N_LINKS; i++)
-                bpf_link__destroy(links[i]);
-        bpf_object__close(obj);
-        heirs_free(h);
-        return r;
-}
-
-
-static uint32_t source_excludes(const struct perf_event_attr *a) {
-        return (uint32_t) a->exclude_user | (uint32_t) a->exclude_kernel << 1 | (uint32_t) a->exclude_hv << 2 |
-               (uint32_t) a->exclude_idle << 3 | (uint32_t) a->exclude_host << 4 | (uint32_t) a->exclude_guest << 5;
-}
-
-static bool source_matches(const struct heirs_source *s, const struct perf_event_attr *a) {
-        return s->in_use && s->type == a->type && s->config == a->config && s->config1 == a->config1 &&
-               s->config2 == a->config2 && s->excludes == source_excludes(a);
-}
-
-/* Whether an event counts nothing while a CPU runs its idle task: page faults, and user-mode events
- * but the clocks (the idle task runs in the kernel). */
-static bool idle_blind(const struct perf_event_attr *a) {
-        if (a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_PAGE_FAULTS ||
-                                              a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
-                                              a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ))
-                return true;
-        return a->exclude_kernel && !(a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CPU_CLOCK ||
-                                                                         a->config == PERF_COUNT_SW_TASK_CLOCK));
-}
-
-static bool is_clock(const struct perf_event_attr *a) {
-        return a->type == PERF_TYPE_SOFTWARE &&
-               (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
-}
-
-static int set_source_kind(Heirs *h, __u32 src, const struct perf_event_attr *a) {
-        struct heirs_config cfg;
-        __u32 zero = 0;
-        bool blind = idle_blind(a);
-
-        if (bpf_map_lookup_elem(h->maps[MAP_CONFIG], &zero, &cfg) < 0)
-                return -errno;
-        cfg.idle_blind = blind ? cfg.idle_blind | 1u << src : cfg.idle_blind & ~(1u << src);
-        cfg.clocks = is_clock(a) ? cfg.clocks | 1u << src : cfg.clocks & ~(1u << src);
-        return bpf_map_update_elem(h->maps[MAP_CONFIG], &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
-}
-
-/* The sources the kernel side reads at each switch: 0 .. n - 1 (never fewer than are open). */
-static int set_n_sources(Heirs *h, __u32 n) {
-        struct heirs_config cfg;
-        __u32 zero = 0;
-
-        if (bpf_map_lookup_elem(h->maps[MAP_CONFIG], &zero, &cfg) < 0)
-                return -errno;
-        if (n != 0 && n <= cfg.n_sources)
-                return 0;
-        cfg.n_sources = n;
-        return bpf_map_update_elem(h->maps[MAP_CONFIG], &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
-}
-
-/* The source counting attr on every CPU: one already open, or a new one. */
-static int source_for(Heirs *h, const struct perf_event_attr *attr) {
-        struct heirs_source s;
-        int free_slot = -1, r;
-
-        for (__u32 i = 0; i < HEIRS_MAX_SOURCES; i++) {
-                if (bpf_map_lookup_elem(h->maps[MAP_SOURCE_EVENTS], &i, &s) < 0)
-                        return -errno;
-                if (source_matches(&s, attr))
-                        return (int) i;
-                if (!s.in_use && free_slot < 0)
-                        free_slot = (int) i;
-        }
-        if (free_slot < 0)
-                return -E2BIG;
-
-        struct perf_event_attr a = {
-                .type = attr->type,
-                .size = sizeof(a),
-                .config = attr->config,
-                .config1 = attr->config1,
-                .config2 = attr->config2,
-                .read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
-                .exclude_user = attr->exclude_user,
-                .exclude_kernel = attr->exclude_kernel,
-                .exclude_hv = attr->exclude_hv,
-                .exclude_idle = attr->exclude_idle,
-                .exclude_host = attr->exclude_host,
-                .exclude_guest = attr->exclude_guest,
-        };
-        unsigned n_open = 0;
-        for (unsigned cpu = 0; cpu < h->n_cpus; cpu++) {
-                __u32 key = (__u32) free_slot * h->n_cpus + cpu;
-                int fd = sys_perf_event_open(&a, -1, (int) cpu, -1, PERF_FLAG_FD_CLOEXEC);
-
-                if (fd < 0) {
-                        if (errno == ENODEV || errno == EINVAL)
-                                continue;       /* a possible CPU that is not present */
-                        int e = -errno;
-                        for (unsigned k = 0; k < cpu; k++) {
-                                __u32 kk = (__u32) free_slot * h->n_cpus + k;
-                                (void) bpf_map_delete_elem(h->maps[MAP_SOURCES], &kk);
-                                h->source_fds[kk] = safe_close(h->source_fds[kk]);
-                        }
-                        return e;
-                }
-                if (bpf_map_update_elem(h->maps[MAP_SOURCES], &key, &fd, BPF_ANY) < 0) {
-                        int e = -errno;
-                        close(fd);
-                        return e;
-                }
-                h->source_fds[key] = fd;
-                n_open++;
-        }
-        if (n_open == 0)
-                return -ENODEV;
-        r = set_source_kind(h, (__u32) free_slot, attr);
-        if (r >= 0)
-                r = set_n_sources(h, (__u32) free_slot + 1);
-        if (r < 0)
-                return r;
-        s = (struct heirs_source) { .config = attr->config, .config1 = attr->config1, .config2 = attr->config2,
-                                    .type = attr->type, .excludes = source_excludes(attr), .in_use = 1 };
-        if (bpf_map_update_elem(h->maps[MAP_SOURCE_EVENTS], &(__u32) { (__u32) free_slot }, &s, BPF_ANY) < 0)
-                return -errno;
-        return free_slot;
-}
-
-/* With nothing tracked, no slot refers to a source: the per-CPU counters go. */
-static void sources_release_if_idle(Heirs *h) {
-        __u32 key;
-
-        if (bpf_map_get_next_key(h->maps[MAP_CONTROLS], NULL, &key) == 0)
-                return;
-        (void) set_n_sources(h, 0);     /* the switches stop reading first */
-        for (__u32 i = 0; i < HEIRS_MAX_SOURCES * h->n_cpus; i++) {
-                (void) bpf_map_delete_elem(h->maps[MAP_SOURCES], &i);
-                h->source_fds[i] = safe_close(h->source_fds[i]);
-        }
-        for (__u32 i = 0; i < HEIRS_MAX_SOURCES; i++)
-                (void) bpf_map_update_elem(h->maps[MAP_SOURCE_EVENTS], &i, &(struct heirs_source) { 0 }, BPF_ANY);
-}
 
 int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t n, bool counting,
                 unsigned group_id, uid_t owner) {
@@ -327,10 +35,10 @@ int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t
         existed = bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &(struct heirs_control) { 0 }) == 0;
         memset(c.sources, HEIRS_NO_SOURCE, sizeof(c.sources));
         for (size_t i = 0; i < n; i++) {
-                int s = source_for(h, &attrs[i]);
+                int s = heirs_source_for(h, &attrs[i]);
                 if (s < 0) {
                         if (!existed)
-                                sources_release_if_idle(h);
+                                heirs_sources_release_if_idle(h);
                         return s;
                 }
                 c.sources[i] = (__u8) s;
@@ -413,7 +121,7 @@ void heirs_drop(Heirs *h, pid_t tid) {
                 release_birth(h, c.owner);
         (void) bpf_map_delete_elem(h->maps[MAP_COUNTS], &key);
         (void) bpf_map_delete_elem(h->maps[MAP_SEALED], &key);
-        sources_release_if_idle(h);
+        heirs_sources_release_if_idle(h);
 }
 
 bool heirs_born(Heirs *h, pid_t tid, HeirsBirth *ret) {
@@ -568,66 +276,3 @@ bool heirs_wait_final(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t timeout_ns
 }
 
 /* Stat k summed over the CPUs. */
-static uint64_t stat_sum(Heirs *h, __u32 k) {
-        uint64_t v[h->n_cpus], sum = 0;
-
-        if (bpf_map_lookup_elem(h->maps[MAP_STATS], &k, v) == 0)
-                for (unsigned i = 0; i < h->n_cpus; i++)
-                        sum += v[i];
-        return sum;
-}
-
-void heirs_log_stats(Heirs *h) {
-        log_debug("Inheritance inside the kernel: %" PRIu64 " threads born, %" PRIu64 " refused, %" PRIu64
-                  " slices, %" PRIu64 " switches the tracepoint did not show, %" PRIu64 " sealed by a set-id "
-                  "exec, %" PRIu64 " not born (their owner at its limit).", stat_sum(h, HEIRS_STAT_BORN),
-                  stat_sum(h, HEIRS_STAT_BIRTH_FAILED),
-                  stat_sum(h, HEIRS_STAT_SLICES), stat_sum(h, HEIRS_STAT_UNSEEN_SWITCH),
-                  stat_sum(h, HEIRS_STAT_SEALED), stat_sum(h, HEIRS_STAT_BIRTH_LIMITED));
-}
-
-uint64_t heirs_ambiguous_slices(Heirs *h) {
-        return stat_sum(h, HEIRS_STAT_AMBIGUOUS);
-}
-
-size_t heirs_fds(Heirs *h, int *ret, size_t max) {
-        size_t k = 0;
-
-        for (size_t i = 0; i < N_MAPS && k < max; i++)
-                ret[k++] = h->maps[i];
-        for (size_t i = 0; i < N_LINKS && k < max; i++)
-                ret[k++] = h->links[i];
-        return k;
-}
-
-/* Whether map fd holds values of size want: the previous image's object may have laid them out
- * otherwise. */
-static bool value_size_is(int fd, size_t want) {
-        struct bpf_map_info info = {};
-        __u32 len = sizeof(info);
-
-        return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.value_size == want;
-}
-
-int heirs_adopt(const int *fds, size_t n, Heirs **ret) {
-        struct heirs_config cfg;
-        Heirs *h;
-
-        if (n != N_MAPS + N_LINKS)
-                return -EINVAL;
-        if (!value_size_is(fds[MAP_CONTROLS], sizeof(struct heirs_control)) ||
-            !value_size_is(fds[MAP_COUNTS], sizeof(struct heirs_counts)) ||
-            !value_size_is(fds[MAP_CONFIG], sizeof(struct heirs_config)))
-                return -EPROTO;
-        if (bpf_map_lookup_elem(fds[MAP_CONFIG], &(__u32) { 0 }, &cfg) < 0)
-                return -errno;
-        h = heirs_alloc(cfg.n_cpus);
-        if (!h)
-                return -ENOMEM;
-        for (size_t i = 0; i < N_MAPS; i++)
-                h->maps[i] = fds[i];
-        for (size_t i = 0; i < N_LINKS; i++)
-                h->links[i] = fds[N_MAPS + i];
-        *ret = h;
-        return 0;
-}

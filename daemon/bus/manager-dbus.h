@@ -119,3 +119,6 @@ bool manager_bus_local_allowed(const BusTarget *t, const Context *c);
 int method_list_contexts(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_read_contexts(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_read_groups(sd_bus_message *m, void *userdata, sd_bus_error *error);
+
+/* The Manager's properties (manager-dbus-properties.c), registered beside its methods. */
+extern const sd_bus_vtable manager_properties_vtable[];

@@ -11,6 +11,7 @@
 #include "cpu-list.h"
 #include "handover-type.h"
 #include "handover.h"
+#include "handover-read.h"
 #include "heirs.h"
 #include "log.h"
 #include "macro.h"
@@ -41,87 +42,6 @@ static void close_untaken(FdTable *t) {
                 }
 }
 
-/* A program as saved. Its shape is checked as a client's would be, so that a blob cannot make a set
- * count the arrays below run past. */
-static bool read_program(GVariant *v, Program *ret) {
-        g_autoptr(GVariant) sets = NULL;
-        gboolean multi_mode;
-        GVariantIter it;
-        GVariant *set;
-        size_t k = 0;
-
-        *ret = (Program) {};
-        g_variant_get(v, "(uub@a(uai))", &ret->n_sets, &ret->slice_ms, &multi_mode, &sets);
-        ret->multi_mode = multi_mode;
-        if (g_variant_n_children(sets) != program_n_sets(ret) || ret->n_sets > PM_MX_MAX_SETS)
-                return false;
-        g_variant_iter_init(&it, sets);
-        while ((set = g_variant_iter_next_value(&it))) {
-                g_autoptr(GVariant) events = NULL;
-                const int32_t *e;
-                gsize n;
-
-                g_variant_get(set, "(u@ai)", &ret->sets[k].mode, &events);
-                e = g_variant_get_fixed_array(events, &n, sizeof(int32_t));
-                for (size_t i = 0; i < MAX_COUNTERS; i++)
-                        ret->sets[k].events[i] = i < n ? e[i] : COUNT_NOTHING;
-                k++;
-                g_variant_unref(set);
-        }
-        return program_check_sets(ret, PM_MX_MAX_SETS) == PROGRAM_OK;
-}
-
-/* Every event of p is in this image's catalog: an upgrade that dropped one must not restore a
- * program whose encoding would read past it (its counters are then closed, as after a crash). */
-static bool program_known(const Program *p, const EventTable *t) {
-        for (size_t k = 0; k < program_n_sets(p); k++) {
-                int32_t events[MAX_COUNTERS];
-
-                if (!program_set_events(&p->sets[k], t, events))
-                        return false;           /* an event group this image does not offer */
-                for (size_t i = 0; i < MAX_COUNTERS; i++)
-                        if (events[i] != COUNT_NOTHING && !event_table_find(t, events[i]))
-                                return false;
-        }
-        return true;
-}
-
-/* A program read and known: false, with a warning naming what, if not. */
-static bool restore_program(GVariant *v, const EventTable *t, Program *ret, const char *what, int id) {
-        if (read_program(v, ret) && program_known(ret, t))
-                return true;
-        log_warning("%s %d: its program is not one this image can count (an event not in this catalog, "
-                    "or a bad shape); not restored.", what, id);
-        return false;
-}
-
-static void read_vector(GVariant *v, AcctVector ret) {
-        gsize n;
-        const int64_t *x = g_variant_get_fixed_array(v, &n, sizeof(int64_t));
-
-        memset(ret, 0, sizeof(AcctVector));
-        memcpy(ret, x, MIN(n, (gsize) ACCT_SLOTS) * sizeof(int64_t));
-}
-
-/* n_sets vectors one after the other into ret[0 .. n_sets - 1]; what is missing reads 0. */
-static void read_vectors(GVariant *v, AcctVector *ret, size_t n_sets) {
-        gsize n;
-        const int64_t *x = g_variant_get_fixed_array(v, &n, sizeof(int64_t));
-
-        memset(ret, 0, n_sets * sizeof(AcctVector));
-        memcpy(ret, x, MIN(n, (gsize) (n_sets * ACCT_SLOTS)) * sizeof(int64_t));
-}
-
-static void read_comm(GVariant *v, char ret[CONTEXT_COMM_MAX]) {
-        gsize n;
-        const char *s = g_variant_get_fixed_array(v, &n, 1);
-
-        memset(ret, 0, CONTEXT_COMM_MAX);
-        memcpy(ret, s, MIN(n, (gsize) CONTEXT_COMM_MAX - 1));
-}
-
-/* A counter group of n_events counters from the fd indices in v: the fds are taken either way. A
- * program whose encoding changed with the catalog (-EINVAL) would have its slots lie. */
 /* The counter fds v names, taken from t into fds (a private leader and MAX_COUNTERS counters at
  * most): their number, or -EBADF when one is missing (those taken are closed). */
 static int take_counter_fds(GVariant *v, FdTable *t, int fds[static MAX_COUNTERS + 1]) {
@@ -148,6 +68,8 @@ static void close_fds(const int *fds, int n) {
                 close(fds[i]);
 }
 
+/* A counter group of n_events counters from the fd indices in v: the fds are taken either way. A
+ * program whose encoding changed with the catalog (-EINVAL) would have its slots lie. */
 static int adopt_counters(const CounterBackend *b, GVariant *v, size_t n_events, FdTable *t, CounterGroup **ret) {
         int fds[MAX_COUNTERS + 1], n = take_counter_fds(v, t, fds), r;
 
@@ -173,7 +95,7 @@ static void restore_group(Manager *m, GVariant *v) {
         g_variant_get(v, "(uiuu@" HANDOVER_PROGRAM "bbbu@ax@a(iiayax)uui)", &id, &pid, &owner, &target, &program,
                       &counting, &consistent, &process, &n_members, &retained, &records, &dropped, &missed,
                       &missed_error);
-        if (!restore_program(program, m->events, &p, "Group", (int) id))
+        if (!handover_read_known_program(program, m->events, &p, "Group", (int) id))
                 return;
         if (id == 0 || manager_find_group(m, id) || group_new(id, pid, owner, &p, process, &g) < 0) {
                 log_warning("Group %u of the previous image not restored.", id);
@@ -186,7 +108,7 @@ static void restore_group(Manager *m, GVariant *v) {
         g->n_records_dropped = dropped;
         g->n_missed = missed;
         g->missed_error = missed_error;
-        read_vectors(retained, g->retained, group_n_sets(g));
+        handover_read_vectors(retained, g->retained, group_n_sets(g));
         g_variant_iter_init(&it, records);
         while ((rec = g_variant_iter_next_value(&it))) {
                 g_autoptr(GVariant) comm = NULL, counts = NULL;
@@ -195,8 +117,8 @@ static void restore_group(Manager *m, GVariant *v) {
                 size_t n_sets = group_n_sets(g);
 
                 g_variant_get(rec, "(ii@ay@ax)", &r.pid, &r.tid, &comm, &counts);
-                read_comm(comm, r.comm);
-                read_vectors(counts, all, n_sets);
+                handover_read_comm(comm, r.comm);
+                handover_read_vectors(counts, all, n_sets);
                 memcpy(r.counts, all[0], sizeof(AcctVector));
                 if (n_sets > 1)
                         r.more_counts = g_memdup2(all[1], (n_sets - 1) * sizeof(AcctVector));
@@ -280,7 +202,7 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
                       &creator, &comm, &origin, &program, &counting, &enabled, &late, &history, &group_id,
                       &pidfd_index, &thread_ino, &attached_ns, &counters, &bases);
         pidfd = take_fd(t, pidfd_index);
-        if (!restore_program(program, m->events, &p, "Context of thread", (int) tid))
+        if (!handover_read_known_program(program, m->events, &p, "Context of thread", (int) tid))
                 return;                 /* its counters' fds are closed at the end */
         r = adopt_sets(m, tid, &p, counters, t, g, &backend);
         if (r >= 0) {
@@ -307,7 +229,7 @@ static void restore_context(Manager *m, GVariant *v, FdTable *t) {
         c->attached_ns = attached_ns;
         c->target_uid = target;
         c->creator_pid = creator;
-        read_comm(comm, c->comm);
+        handover_read_comm(comm, c->comm);
         c->origin = origin >= 0 && origin < _CONTEXT_ORIGIN_MAX ? (ContextOrigin) origin : CONTEXT_SET_PROGRAM;
         c->counting = counting;
         c->enabled = enabled;
@@ -357,7 +279,7 @@ static int restore_cpu(SystemContext *s, GVariant *v, FdTable *t) {
         if (c->groups)
                 return -EEXIST;         /* a CPU twice in the blob: its first groups stand */
         c->counted = counted;
-        read_vectors(kept, c->kept, s->n_sets);
+        handover_read_vectors(kept, c->kept, s->n_sets);
         n = g_variant_n_children(groups);
         if (n == 0)
                 return 0;
@@ -369,7 +291,7 @@ static int restore_cpu(SystemContext *s, GVariant *v, FdTable *t) {
                 return -ENOMEM;
         for (size_t k = 0; k < n; k++) {
                 g_autoptr(GVariant) b = g_variant_get_child_value(bases, k);
-                read_vector(b, c->bases[k]);
+                handover_read_vector(b, c->bases[k]);
         }
         g_variant_iter_init(&it, groups);
         while ((fds = g_variant_iter_next_value(&it))) {
@@ -417,7 +339,7 @@ static void restore_system(Manager *m, GVariant *v, FdTable *t, size_t n_cpus) {
                       &counting, &proctree, &tree, &pidfd_index, &cpus, &cgroup_id, &cgroup_path);
         pidfd = take_fd(t, pidfd_index);
         tids = g_variant_get_fixed_array(tree, &n_tree, sizeof(int32_t));
-        if (!restore_program(program, m->events, &p, "System-wide context of pid", (int) owner_pid)) {
+        if (!handover_read_known_program(program, m->events, &p, "System-wide context of pid", (int) owner_pid)) {
                 if (pidfd >= 0)
                         close(pidfd);
                 return;

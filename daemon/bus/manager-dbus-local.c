@@ -14,12 +14,6 @@
 #include "macro.h"
 #include "manager-dbus.h"
 
-bool manager_bus_local_allowed(const BusTarget *t, const Context *c) {
-        return t->pid == t->caller.pid && c->owner_uid == t->caller.euid && !c->group &&
-               !program_multi_set(c->program) &&
-               (c->private_leader ? c->backend->sibling_fd(c->counters) >= 0 : c->backend == &counter_backend_bpf);
-}
-
 int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         Manager *manager = userdata;
@@ -61,6 +55,7 @@ int method_open_local(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 return sd_bus_error_set(error, SD_BUS_ERROR_NOT_SUPPORTED,
                                         "This thread's counters cannot be read in process now: read through pmapid");
         }
+        context_sync_local(c);          /* a thread that asks again: its old page's switches stand */
         r = local_share_open(c, &page, &state);
         if (r < 0) {
                 handed_ledger_uncharge(manager->handed, c->tid);

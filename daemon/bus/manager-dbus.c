@@ -177,6 +177,13 @@ int manager_bus_message_context(sd_bus_message *m, Manager *manager, sd_bus_erro
         return 0;
 }
 
+/* Whether OpenLocal would hand c to the caller of t (manager-dbus-local.c says why these). */
+bool manager_bus_local_allowed(const BusTarget *t, const Context *c) {
+        return t->pid == t->caller.pid && c->owner_uid == t->caller.euid && !c->group &&
+               !program_multi_set(c->program) &&
+               (c->private_leader ? c->backend->sibling_fd(c->counters) >= 0 : c->backend == &counter_backend_bpf);
+}
+
 int manager_bus_append_times(sd_bus_message *reply, const AcctVector accu) {
         return sd_bus_message_append(reply, "tt", (uint64_t) MAX(accu[ACCT_ENABLED], 0),
                                      (uint64_t) MAX(accu[ACCT_RUNNING], 0));

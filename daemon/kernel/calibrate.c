@@ -347,17 +347,6 @@ int calibrate_run(const EventTable *t, CalibrationReport *ret) {
         return 0;
 }
 
-void calibration_report_done(CalibrationReport *r) {
-        for (size_t i = 0; i < r->n_rows; i++) {
-                free(r->rows[i].short_name);
-                free(r->rows[i].detail);
-        }
-        free(r->rows);
-        free(r->kernel);
-        free(r->when);
-        *r = (CalibrationReport) {};
-}
-
 static const char *status_name(int status) {
         return status == PM_VERIFIED ? "verified" : status == PM_CAVEAT ? "caveat" : "unverified";
 }

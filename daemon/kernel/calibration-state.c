@@ -19,6 +19,17 @@
 #include "calibrate.h"
 #include "log.h"
 
+void calibration_report_done(CalibrationReport *r) {
+        for (size_t i = 0; i < r->n_rows; i++) {
+                free(r->rows[i].short_name);
+                free(r->rows[i].detail);
+        }
+        free(r->rows);
+        free(r->kernel);
+        free(r->when);
+        *r = (CalibrationReport) {};
+}
+
 char *calibration_kernel(void) {
         struct utsname u;
 

@@ -185,6 +185,7 @@ const char *context_origin_to_string(ContextOrigin o) {
 Context *context_free(Context *c) {
         if (!c)
                 return NULL;
+        context_sync_local(c);          /* the thread's last switches stand */
         local_share_close(c);           /* the thread's handle says so before the counters go */
         sd_event_source_disable_unref(c->exit_source);
         if (c->counters)

@@ -70,10 +70,6 @@ size_t group_n_sets(const Group *g) {
         return program_n_sets(&g->program);
 }
 
-bool group_counting(const Group *g) {
-        return g->counting;
-}
-
 /* O(1): the last member takes c's slot. */
 static void remove_live(Group *g, Context *c) {
         size_t i = c->group_slot;

@@ -52,7 +52,10 @@ typedef struct Group {
 int group_new(unsigned id, pid_t pid, uid_t owner_uid, const Program *program, bool process, Group **ret);
 /* Frees the group only; members must have left first. */
 Group *group_free(Group *g);
-bool group_counting(const struct Group *g);
+/* The group's own counting state, which its members' AND with theirs. */
+static inline bool group_counting(const struct Group *g) {
+        return g->counting;
+}
 
 /* c joins as a live member with counters at zero; its counting follows the AND rule at once. */
 int group_add(Group *g, Context *c);

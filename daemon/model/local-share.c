@@ -127,7 +127,6 @@ void local_share_invalidate(Context *c) {
 
 void local_share_close(Context *c) {
         if (c->local_state) {
-                context_sync_local(c);  /* the thread's last switches stand */
                 munmap(c->local_state, page_size());
                 c->local_state = NULL;
         }

@@ -18,6 +18,7 @@ int local_share_open(Context *c, int *ret_page, int *ret_state);
 void local_share_publish_base(Context *c);
 /* The handle no longer reads this context: valid = 0, inside the seqlock. */
 void local_share_invalidate(Context *c);
-/* Takes in the thread's switches, invalidates and unmaps: the context is freed, or pmapid
- * re-executes (the new image makes new pages when the thread asks again). */
+/* Invalidates and unmaps: the context is freed, or pmapid re-executes (the new image makes new
+ * pages when the thread asks again). The caller takes the thread's last switches in first
+ * (context_sync_local). */
 void local_share_close(Context *c);

@@ -199,8 +199,10 @@ void manager_close_local(Manager *m) {
         gpointer value;
 
         g_hash_table_iter_init(&it, m->threads);
-        while (g_hash_table_iter_next(&it, NULL, &value))
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                context_sync_local(value);      /* the threads' last switches stand */
                 local_share_close(value);
+        }
 }
 
 /* A context's end (deleted, or its thread gone), never a shutdown that hands its counters on (fd

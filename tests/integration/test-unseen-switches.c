@@ -8,7 +8,9 @@
  * PM_CPU_CLOCK must hold that CPU time (the kernel's CLOCK_THREAD_CPUTIME_ID, read just before it
  * blocks) and no more than its wall time, with many of its slices ambiguous. The writer and the
  * thread run on two different CPUs: on one, the writer's own switches would show the thread coming
- * back in after each write (a CI run found 0 ambiguous slices so). */
+ * back in after each write (a CI run found 0 ambiguous slices so). The read waits for the thread's
+ * switch after it took its CPU time: its counts are as of its last switch (a CI run read 18 us
+ * short before that switch). */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
@@ -87,10 +89,29 @@ static long long clock_ns(clockid_t id) {
 typedef struct Spinner {
         pid_t tid;
         long long cpu_ns, wall_ns;      /* its CPU time and wall time from its start to its end */
+        long long switches;             /* its context switches when it took cpu_ns */
         pthread_mutex_t lock;
         pthread_cond_t cond;
         bool done, release;
 } Spinner;
+
+/* The context switches of thread tid of this process so far (voluntary and not), or -1. */
+static long long thread_switches(pid_t tid) {
+        char path[64], line[128];
+        long long n = 0, v;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int) tid);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1 ||
+                    sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1)
+                        n += v;
+        fclose(f);
+        return n;
+}
 
 /* Spins until its own CPU time is SPIN_NS, sleeping 50 us after each millisecond of it (a switch
  * away each time, whatever the machine's load), says so, and blocks: that switch ends its last
@@ -106,6 +127,7 @@ static void *spin(void *arg) {
                         next = now + CHUNK_NS;
                 }
         s->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        s->switches = thread_switches(s->tid);
         pthread_mutex_lock(&s->lock);
         s->wall_ns = clock_ns(CLOCK_MONOTONIC) - start;
         s->done = true;
@@ -183,6 +205,10 @@ static void test_born_clocks_survive_unseen_switches(void **state) {
                 pthread_mutex_unlock(&s.lock);
         }
         assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
+        /* Its counts are as of its last switch: wait for the one after cpu_ns (it blocks). */
+        for (int i = 0; i < 1000 && thread_switches(s.tid) <= s.switches; i++)
+                usleep(1000);
+        assert_true(s.switches >= 0 && thread_switches(s.tid) > s.switches);
         ambiguous = ambiguous_slices() - ambiguous;
         assert_int_equal(pm_get_data_thread(getpid(), s.tid, &d), 0);
         print_message("# born thread: %lld ns of CPU in %lld ns; PM_TASK_CLOCK %lld, PM_CPU_CLOCK %lld; "

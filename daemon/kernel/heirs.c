@@ -49,6 +49,13 @@ int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t
         return 0;
 }
 
+/* Writes back the control of tracked tid (after its birth the kernel only reads it). */
+static int store_control(Heirs *h, pid_t tid, const struct heirs_control *c) {
+        __u32 key = (__u32) tid;
+
+        return bpf_map_update_elem(h->maps[MAP_CONTROLS], &key, c, BPF_EXIST) < 0 ? -errno : 0;
+}
+
 static int update_flags(Heirs *h, pid_t tid, uint32_t flag, bool on) {
         struct heirs_control c;
         __u32 key = (__u32) tid;
@@ -56,9 +63,7 @@ static int update_flags(Heirs *h, pid_t tid, uint32_t flag, bool on) {
         if (bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) < 0)
                 return -errno;
         c.flags = on ? c.flags | flag : c.flags & ~flag;
-        if (bpf_map_update_elem(h->maps[MAP_CONTROLS], &key, &c, BPF_EXIST) < 0)
-                return -errno;
-        return 0;
+        return store_control(h, tid, &c);
 }
 
 int heirs_set_counting(Heirs *h, pid_t tid, bool counting) {
@@ -78,29 +83,23 @@ static int lookup_birth(Heirs *h, pid_t tid, uint64_t born_ns, struct heirs_cont
 int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns) {
         struct heirs_control c;
         struct heirs_counts n;
-        __u32 key = (__u32) tid;
         int r = lookup_birth(h, tid, born_ns, &c, &n);
 
         if (r < 0)
                 return r;
         memcpy(c.base, n.counts, sizeof(c.base));
-        if (bpf_map_update_elem(h->maps[MAP_CONTROLS], &key, &c, BPF_EXIST) < 0)
-                return -errno;
-        return 0;
+        return store_control(h, tid, &c);
 }
 
 int heirs_set_local(Heirs *h, pid_t tid, uint64_t born_ns) {
         struct heirs_control c;
         struct heirs_counts n;
-        __u32 key = (__u32) tid;
         int r = lookup_birth(h, tid, born_ns, &c, &n);
 
         if (r < 0)
                 return r;
         c.flags |= HEIRS_LOCAL;
-        if (bpf_map_update_elem(h->maps[MAP_CONTROLS], &key, &c, BPF_EXIST) < 0)
-                return -errno;
-        return 0;
+        return store_control(h, tid, &c);
 }
 
 /* One more of owner's born threads gone from the maps: pmapid is the only writer of releases. */

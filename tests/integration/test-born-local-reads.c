@@ -8,8 +8,12 @@
  * - its counted time does not go back when the handle opens, and a reset in process drops what
  *   was carried;
  * - a re-executed pmapid keeps it all: the old handle falls back to the bus, which reads the same
- *   counts, and a new handle reads on from there. */
+ *   counts, and a new handle reads on from there;
+ * - a hostile OpenLocal from another thread of the process, for a born thread that is busy
+ *   faulting on a CPU, leaves that thread's counts exact, whether pmapid refuses it (the thread is
+ *   on a CPU) or grants it (it was between slices). */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -17,10 +21,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <systemd/sd-bus.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "bus-fixture.h"
+#include "bus-names.h"
 #include "check.h"
 #include "pmapi.h"
 #include "workload.h"
@@ -167,6 +174,92 @@ static void test_reexec_keeps_a_born_threads_counters(void **state) {
         assert_int_equal(run_born(reexec_body), 0);
 }
 
+/* A born thread that faults page after page until told to stop, then stops its counting over the
+ * bus, bracketed by the kernel's own count of its faults, and waits to be released. */
+typedef struct Faulter {
+        volatile pid_t tid;
+        volatile bool stop;
+        volatile bool stopped;
+        volatile bool release;
+        KernelView k;
+        int rc;
+} Faulter;
+
+static void *faulter_main(void *p) {
+        Faulter *f = p;
+
+        f->tid = (pid_t) syscall(SYS_gettid);
+        while (!f->stop)
+                if (touch_fresh_pages(16) < 0)
+                        break;
+        f->rc = stop_seen_by_kernel(&f->k);
+        f->stopped = true;
+        while (!f->release)                     /* its context lives while it does */
+                usleep(1000);
+        return NULL;
+}
+
+/* OpenLocal for the faulter, as another thread of its process may call it: the reply's fds, if
+ * any, are closed at once. 1 granted, 0 refused with NotSupported, -1 anything else. */
+static int open_local_for(pid_t tid) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        sd_bus *bus = NULL;
+        int r, outcome = -1;
+
+        if (sd_bus_open_system(&bus) < 0)
+                return -1;
+        r = sd_bus_call_method(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE, "OpenLocal", &error,
+                               &reply, "ii", (int) getpid(), (int) tid);
+        if (r >= 0)
+                outcome = 1;
+        else if (sd_bus_error_has_name(&error, SD_BUS_ERROR_NOT_SUPPORTED))
+                outcome = 0;
+        else
+                fprintf(stderr, "OpenLocal: %s\n", error.message ? error.message : strerror(-r));
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(reply);            /* closes the fds it carried */
+        sd_bus_flush_close_unref(bus);
+        return outcome;
+}
+
+static void test_hostile_open_for_a_busy_sibling_keeps_it_exact(void **state) {
+        Faulter f = {};
+        pm_prog_t prog;
+        pm_data_t d;
+        pthread_t t;
+        int granted = 0, refused = 0;
+
+        (void) state;
+        if (!kernel_inheritance())
+                skip();
+        assert_int_equal(page_fault_program(&prog, PM_USER | PM_COUNT), 0);
+        assert_int_equal(pm_set_program_mythread(&prog), 0);
+        assert_int_equal(pthread_create(&t, NULL, faulter_main, &f), 0);
+        while (!f.tid)
+                sched_yield();
+        usleep(10000);                          /* it runs, born counting */
+        for (int i = 0; i < 20; i++) {
+                int o = open_local_for(f.tid);
+
+                assert_true(o >= 0);
+                granted += o == 1;
+                refused += o == 0;
+                usleep(2000);
+        }
+        f.stop = true;
+        while (!f.stopped)
+                usleep(1000);
+        assert_int_equal(f.rc, 0);
+        assert_int_equal(pm_get_data_thread(getpid(), f.tid, &d), 0);
+        f.release = true;
+        assert_int_equal(pthread_join(t, NULL), 0);
+        print_message("# 20 OpenLocal calls for a faulting sibling: %d refused, %d granted; it counted %lld faults, "
+                      "the kernel %lld to %lld\n", refused, granted, d.accu[0], f.k.before, f.k.after);
+        assert_in_range(d.accu[0], f.k.before, f.k.after);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+}
+
 static int setup(void **state) {
         pm_info_t info;
 
@@ -184,6 +277,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_born_thread_reads_itself_exactly),
                 cmocka_unit_test(test_reexec_keeps_a_born_threads_counters),
+                cmocka_unit_test(test_hostile_open_for_a_busy_sibling_keeps_it_exact),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);

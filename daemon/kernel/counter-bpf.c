@@ -186,21 +186,43 @@ static int bpf_sibling_fd(CounterGroup *g) {
         return g->local ? counter_backend_perf.sibling_fd(g->local) : -1;
 }
 
-/* Whether the thread is on no CPU, so that its last slice is in the maps: no CPU's last switch
- * seen brought it in, or its state in /proc is not R. */
-static bool off_cpu(pid_t tid) {
+/* The thread's context switches so far (voluntary and not: each ends one of its slices), or -1. */
+static long long thread_switches(pid_t tid) {
+        char path[64], line[128];
+        long long n = 0, v;
+        int found = 0;
+        FILE *f;
+
+        (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) tid);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1 ||
+                    sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1) {
+                        n += v;
+                        found++;
+                }
+        fclose(f);
+        return found == 2 ? n : -1;
+}
+
+/* Whether the thread is blocked, so that its last slice is in the maps and it will not run before
+ * it is woken: no CPU's last switch seen brought it in, and its state in /proc is neither R nor
+ * dead. A thread that is only preempted (R) runs again at any moment. */
+static bool blocked(pid_t tid) {
         char path[64], buf[512], *p;
         FILE *f;
         bool off = false;
 
-        if (!heirs_maybe_on_cpu(engine, tid))
-                return true;
+        if (heirs_maybe_on_cpu(engine, tid))
+                return false;
         (void) snprintf(path, sizeof(path), "/proc/%d/stat", (int) tid);
         f = fopen(path, "re");
         if (!f)
                 return false;
         if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ')
-                off = p[2] != 'R';
+                off = strchr("SDtT", p[2]) != NULL;
         fclose(f);
         return off;
 }
@@ -211,10 +233,40 @@ static bool off_cpu(pid_t tid) {
 #define OFF_CPU_TRIES 4
 #define OFF_CPU_WAIT_NS (50 * 1000)
 
+/* Hands the thread's counting from the kernel's slices to its own counters local (open, disabled),
+ * while it is blocked: its counter starts and its slices stop with nothing run in between, which
+ * an unchanged switch count and a thread still blocked after both prove. Otherwise (it woke and ran
+ * meanwhile: a sibling that asks for a thread that naps) the kernel's slices, which went to its
+ * local counts meanwhile, count again, and -EBUSY (the caller closes local). */
+static int hand_over_while_blocked(CounterGroup *g, CounterGroup *local, bool enabled) {
+        uint64_t at[8];
+        long long before = -1;
+        int tries = 0, r;
+
+        for (;; tries++) {
+                before = thread_switches(g->tid);
+                if (before >= 0 && blocked(g->tid))
+                        break;
+                if (tries == OFF_CPU_TRIES)
+                        return -EBUSY;
+                (void) nanosleep(&(struct timespec) { 0, OFF_CPU_WAIT_NS }, NULL);
+        }
+        r = enabled ? counter_backend_perf.enable(local) : 0;
+        if (r >= 0)
+                r = heirs_set_local(engine, g->tid, g->born_ns, at);
+        if (r < 0)
+                return r;
+        if (blocked(g->tid) && thread_switches(g->tid) == before)
+                return 0;
+        /* Its slices since went to its local counts, which its reads take again: nothing lost. */
+        r = heirs_unset_local(engine, g->tid, g->born_ns, at);
+        return r < 0 ? r : -EBUSY;
+}
+
 int counter_bpf_open_local(CounterGroup *g, const struct perf_event_attr *attrs, size_t n, bool enabled,
                            bool user_read) {
         CounterGroup *local = NULL;
-        int tries = 0, r;
+        int r;
 
         if (!engine)
                 return -EOPNOTSUPP;
@@ -224,19 +276,12 @@ int counter_bpf_open_local(CounterGroup *g, const struct perf_event_attr *attrs,
                 return -EINVAL;
         if (heirs_sealed(engine, g->tid))
                 return -EPERM;          /* the kernel stopped counting it: so must its own counters */
-        for (; !off_cpu(g->tid); tries++) {
-                if (tries == OFF_CPU_TRIES)
-                        return -EBUSY;
-                (void) nanosleep(&(struct timespec) { 0, OFF_CPU_WAIT_NS }, NULL);
-        }
         r = counter_backend_perf.open(&(CounterTarget) { .tid = g->tid, .cpu = -1, .private_leader = true,
                                                          .user_read = user_read, .cgroup_fd = -1 },
                                       attrs, n, &local);
-        if (r >= 0 && enabled)
-                r = counter_backend_perf.enable(local);
         /* From here its slices are its counters': the kernel's sums so far are carried. */
         if (r >= 0)
-                r = heirs_set_local(engine, g->tid, g->born_ns);
+                r = hand_over_while_blocked(g, local, enabled);
         if (r < 0) {
                 if (local)
                         counter_backend_perf.close(local);

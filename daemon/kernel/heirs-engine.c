@@ -184,6 +184,23 @@ static bool idle_blind(const struct perf_event_attr *a) {
                                                                          a->config == PERF_COUNT_SW_TASK_CLOCK));
 }
 
+/* Which of the task's own fault counts (getrusage's) source a counts: bit 0 minor, bit 1 major;
+ * none where it leaves user mode out (the task's counts hold its faults in both modes). */
+static unsigned fault_kinds(const struct perf_event_attr *a) {
+        if (a->type != PERF_TYPE_SOFTWARE || a->exclude_user)
+                return 0;
+        switch (a->config) {
+        case PERF_COUNT_SW_PAGE_FAULTS:
+                return 3;
+        case PERF_COUNT_SW_PAGE_FAULTS_MIN:
+                return 1;
+        case PERF_COUNT_SW_PAGE_FAULTS_MAJ:
+                return 2;
+        default:
+                return 0;
+        }
+}
+
 static bool is_clock(const struct perf_event_attr *a) {
         return a->type == PERF_TYPE_SOFTWARE &&
                (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
@@ -198,6 +215,10 @@ static int set_source_kind(Heirs *h, __u32 src, const struct perf_event_attr *a)
                 return -errno;
         cfg.idle_blind = blind ? cfg.idle_blind | 1u << src : cfg.idle_blind & ~(1u << src);
         cfg.clocks = is_clock(a) ? cfg.clocks | 1u << src : cfg.clocks & ~(1u << src);
+        cfg.faults_min = fault_kinds(a) & 1 ? cfg.faults_min | 1u << src : cfg.faults_min & ~(1u << src);
+        cfg.faults_maj = fault_kinds(a) & 2 ? cfg.faults_maj | 1u << src : cfg.faults_maj & ~(1u << src);
+        cfg.faults_user = fault_kinds(a) && a->exclude_kernel ? cfg.faults_user | 1u << src
+                                                              : cfg.faults_user & ~(1u << src);
         return bpf_map_update_elem(h->maps[MAP_CONFIG], &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
 }
 

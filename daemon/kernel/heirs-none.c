@@ -29,7 +29,11 @@ int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns) {
         return -EOPNOTSUPP;
 }
 
-int heirs_set_local(Heirs *h, pid_t tid, uint64_t born_ns) {
+int heirs_set_local(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t ret_local[8]) {
+        return -EOPNOTSUPP;
+}
+
+int heirs_unset_local(Heirs *h, pid_t tid, uint64_t born_ns, const uint64_t local[8]) {
         return -EOPNOTSUPP;
 }
 

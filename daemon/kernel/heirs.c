@@ -70,6 +70,13 @@ int heirs_set_counting(Heirs *h, pid_t tid, bool counting) {
         return update_flags(h, tid, HEIRS_COUNTING, counting);
 }
 
+/* What tid counted of event i: its counts, and where it no longer reads itself in process, what
+ * the kernel added to its local counts meanwhile (it ran while pmapid handed it over and took the
+ * handover back). Less c's base, it is what a read gives. */
+static uint64_t sum_of(const struct heirs_control *c, const struct heirs_counts *n, size_t i) {
+        return n->counts[i] + (c->flags & HEIRS_LOCAL ? 0 : n->local_counts[i]);
+}
+
 /* tid's control and counts, where they are those of its birth at born_ns. */
 static int lookup_birth(Heirs *h, pid_t tid, uint64_t born_ns, struct heirs_control *c, struct heirs_counts *n) {
         __u32 key = (__u32) tid;
@@ -87,18 +94,42 @@ int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns) {
 
         if (r < 0)
                 return r;
-        memcpy(c.base, n.counts, sizeof(c.base));
+        for (size_t i = 0; i < HEIRS_MAX_EVENTS; i++)
+                c.base[i] = sum_of(&c, &n, i);
         return store_control(h, tid, &c);
 }
 
-int heirs_set_local(Heirs *h, pid_t tid, uint64_t born_ns) {
+/* The base moves by the local counts, which a read takes or leaves with the flag: a read reads
+ * the same across (arithmetic modulo 2^64, as a read's). */
+int heirs_set_local(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t ret_local[8]) {
         struct heirs_control c;
         struct heirs_counts n;
         int r = lookup_birth(h, tid, born_ns, &c, &n);
 
         if (r < 0)
                 return r;
+        if (c.flags & HEIRS_LOCAL)
+                return -EALREADY;
+        for (size_t i = 0; i < HEIRS_MAX_EVENTS; i++) {
+                ret_local[i] = n.local_counts[i];
+                c.base[i] -= n.local_counts[i];
+        }
         c.flags |= HEIRS_LOCAL;
+        return store_control(h, tid, &c);
+}
+
+int heirs_unset_local(Heirs *h, pid_t tid, uint64_t born_ns, const uint64_t local[8]) {
+        struct heirs_control c;
+        struct heirs_counts n;
+        int r = lookup_birth(h, tid, born_ns, &c, &n);
+
+        if (r < 0)
+                return r;
+        if (!(c.flags & HEIRS_LOCAL))
+                return -EINVAL;
+        for (size_t i = 0; i < HEIRS_MAX_EVENTS; i++)
+                c.base[i] += local[i];
+        c.flags &= ~HEIRS_LOCAL;
         return store_control(h, tid, &c);
 }
 
@@ -242,9 +273,9 @@ int heirs_read(Heirs *h, pid_t tid, uint64_t born_ns, HeirsReading *ret) {
         if (r < 0)
                 return r;
         for (size_t i = 0; i < HEIRS_MAX_EVENTS; i++)
-                ret->counts[i] = n.counts[i] - c.base[i];
-        ret->enabled_ns = n.enabled_ns;
-        ret->running_ns = n.running_ns;
+                ret->counts[i] = sum_of(&c, &n, i) - c.base[i];
+        ret->enabled_ns = n.enabled_ns + (c.flags & HEIRS_LOCAL ? 0 : n.local_enabled_ns);
+        ret->running_ns = n.running_ns + (c.flags & HEIRS_LOCAL ? 0 : n.local_running_ns);
         ret->born_ns = n.born_ns;
         ret->final = n.state & HEIRS_FINAL;
         ret->exiting = n.state & HEIRS_EXITING;

@@ -46,9 +46,13 @@ int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t
 /* Whether tid's own slices count (an adopted thread) and what its creations start with. */
 int heirs_set_counting(Heirs *h, pid_t tid, bool counting);
 /* Born tid (its birth at born_ns) is counted by its own perf counters from now on: the kernel adds
- * no more slices to its counts, which stay readable (its first read in process, OpenLocal).
- * -ESTALE for another thread with that tid, -ENOENT where it is not tracked. */
-int heirs_set_local(Heirs *h, pid_t tid, uint64_t born_ns);
+ * its slices to its local counts, not its counts, which stay readable (its first read in process,
+ * OpenLocal). ret_local: its local counts at that moment, for heirs_unset_local(). -ESTALE for
+ * another thread with that tid, -ENOENT where it is not tracked. */
+int heirs_set_local(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t ret_local[8]);
+/* Takes heirs_set_local() back (the thread ran meanwhile): its reads take what the kernel added to
+ * its local counts since, and its counts go on growing. */
+int heirs_unset_local(Heirs *h, pid_t tid, uint64_t born_ns, const uint64_t local[8]);
 /* tid's counts read 0 from now on (a base kept with its control, so that it survives a handover). */
 int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns);
 /* Forgets tid: it is no longer carried or counted here. */

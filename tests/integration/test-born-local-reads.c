@@ -174,9 +174,11 @@ static void test_reexec_keeps_a_born_threads_counters(void **state) {
         assert_int_equal(run_born(reexec_body), 0);
 }
 
-/* A born thread that faults page after page until told to stop, then stops its counting over the
- * bus, bracketed by the kernel's own count of its faults, and waits to be released. */
+/* A born thread that faults page after page until told to stop (napping nap_us after every 16 pages
+ * where nap_us is not 0), then stops its counting over the bus, bracketed by the kernel's own count
+ * of its faults, and waits to be released. */
 typedef struct Faulter {
+        unsigned nap_us;
         volatile pid_t tid;
         volatile bool stop;
         volatile bool stopped;
@@ -189,9 +191,12 @@ static void *faulter_main(void *p) {
         Faulter *f = p;
 
         f->tid = (pid_t) syscall(SYS_gettid);
-        while (!f->stop)
+        while (!f->stop) {
                 if (touch_fresh_pages(16) < 0)
                         break;
+                if (f->nap_us)
+                        usleep(f->nap_us);
+        }
         f->rc = stop_seen_by_kernel(&f->k);
         f->stopped = true;
         while (!f->release)                     /* its context lives while it does */
@@ -223,16 +228,20 @@ static int open_local_for(pid_t tid) {
         return outcome;
 }
 
-static void test_hostile_open_for_a_busy_sibling_keeps_it_exact(void **state) {
-        Faulter f = {};
+/* Asks for the faulter's handle 20 times while it runs: it counts exactly what the kernel says it
+ * faulted. pmapid hands a thread over to its own counters only while it is blocked, and undoes the
+ * handover if the thread ran meanwhile: a busy thread (only ever preempted) is refused every time,
+ * one that naps is granted mostly, and sometimes wakes in the middle (a CI run lost 321 faults of
+ * 29,488 when a preempted thread was handed over). */
+static void hostile_opens(unsigned nap_us) {
+        Faulter f = { .nap_us = nap_us };
         pm_prog_t prog;
         pm_data_t d;
         pthread_t t;
         int granted = 0, refused = 0;
+        uint64_t ambiguous;
 
-        (void) state;
-        if (!kernel_inheritance())
-                skip();
+        ambiguous = ambiguous_slices();
         assert_int_equal(page_fault_program(&prog, PM_USER | PM_COUNT), 0);
         assert_int_equal(pm_set_program_mythread(&prog), 0);
         assert_int_equal(pthread_create(&t, NULL, faulter_main, &f), 0);
@@ -254,10 +263,22 @@ static void test_hostile_open_for_a_busy_sibling_keeps_it_exact(void **state) {
         assert_int_equal(pm_get_data_thread(getpid(), f.tid, &d), 0);
         f.release = true;
         assert_int_equal(pthread_join(t, NULL), 0);
-        print_message("# 20 OpenLocal calls for a faulting sibling: %d refused, %d granted; it counted %lld faults, "
-                      "the kernel %lld to %lld\n", refused, granted, d.accu[0], f.k.before, f.k.after);
+        ambiguous = ambiguous_slices() - ambiguous;
+        print_message("# 20 OpenLocal calls for a sibling faulting with %u us naps: %d refused, %d granted; it "
+                      "counted %lld faults, the kernel %lld to %lld; %llu slices ambiguous\n", nap_us, refused,
+                      granted, d.accu[0], f.k.before, f.k.after, (unsigned long long) ambiguous);
         assert_in_range(d.accu[0], f.k.before, f.k.after);
+        if (nap_us == 0)
+                assert_int_equal(granted, 0);
         assert_int_equal(pm_delete_program_mythread(), 0);
+}
+
+static void test_hostile_open_for_a_busy_sibling_keeps_it_exact(void **state) {
+        (void) state;
+        if (!kernel_inheritance())
+                skip();
+        hostile_opens(0);
+        hostile_opens(100);
 }
 
 static int setup(void **state) {

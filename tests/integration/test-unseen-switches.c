@@ -1,4 +1,4 @@
-/* test-unseen-switches.c: a born thread's clocks are exact even where the scheduler's tracepoint
+/* test-unseen-switches.c: a born thread's clocks and page faults are exact even where the scheduler's tracepoint
  * does not show every switch. On the VM this was written on, no switch away from PID 1's threads
  * reaches sched_switch's programs (perf record sees none either), so a slice that began there was
  * ambiguous and lost its clocks: a `pmcount -I 100` spin lost 9 to 50 % of its task clock while two
@@ -10,7 +10,11 @@
  * thread run on two different CPUs: on one, the writer's own switches would show the thread coming
  * back in after each write (a CI run found 0 ambiguous slices so). The read waits for the thread's
  * switch after it took its CPU time: its counts are as of its last switch (a CI run read 18 us
- * short before that switch). */
+ * short before that switch). The same holds for its page faults (PM_PAGE_FLT, PM_MINOR_FLT), which
+ * such a slice takes from the task's own fault counts: the CPU's count since the last switch seen
+ * may hold the unseen task's faults (a CI run's burst of born threads counted more than getrusage
+ * said) or, where that task was pmapid, was dropped. The second test names pmapid in the note: a
+ * slice that took the CPU's count would lose every fault. */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
@@ -37,6 +41,8 @@ static BusFixture fixture;
 #define SPIN_NS 200000000LL
 #define CHUNK_NS 1000000LL
 #define POKE_US 200
+#define TOUCH_ROUNDS 200
+#define TOUCH_PAGES 4
 
 /* An fd of pmapid's map named name (found among the fds pmapid holds), or -1. */
 static int pmapid_map(const char *name) {
@@ -89,7 +95,9 @@ static long long clock_ns(clockid_t id) {
 typedef struct Spinner {
         pid_t tid;
         long long cpu_ns, wall_ns;      /* its CPU time and wall time from its start to its end */
+        long long faults;               /* its page faults (getrusage) when it took cpu_ns */
         long long switches;             /* its context switches when it took cpu_ns */
+        int rc;
         pthread_mutex_t lock;
         pthread_cond_t cond;
         bool done, release;
@@ -113,6 +121,17 @@ static long long thread_switches(pid_t tid) {
         return n;
 }
 
+/* Says the thread is done and blocks until released: that switch ends its last slice. */
+static void finish(Spinner *s, long long start) {
+        pthread_mutex_lock(&s->lock);
+        s->wall_ns = clock_ns(CLOCK_MONOTONIC) - start;
+        s->done = true;
+        pthread_cond_broadcast(&s->cond);
+        while (!s->release)
+                pthread_cond_wait(&s->cond, &s->lock);
+        pthread_mutex_unlock(&s->lock);
+}
+
 /* Spins until its own CPU time is SPIN_NS, sleeping 50 us after each millisecond of it (a switch
  * away each time, whatever the machine's load), says so, and blocks: that switch ends its last
  * slice. */
@@ -128,51 +147,68 @@ static void *spin(void *arg) {
                 }
         s->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
         s->switches = thread_switches(s->tid);
-        pthread_mutex_lock(&s->lock);
-        s->wall_ns = clock_ns(CLOCK_MONOTONIC) - start;
-        s->done = true;
-        pthread_cond_broadcast(&s->cond);
-        while (!s->release)
-                pthread_cond_wait(&s->cond, &s->lock);
-        pthread_mutex_unlock(&s->lock);
+        finish(s, start);
         return NULL;
 }
 
-static void test_born_clocks_survive_unseen_switches(void **state) {
-        Spinner s = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
-        int ncpu = libbpf_num_possible_cpus(), map, task = -1, cpu = -1, pokes = 0;
-        struct { uint32_t tid, tgid; } *nobody;
+/* Touches TOUCH_PAGES fresh pages, spins a millisecond of its CPU time (for the writes to land
+ * in) and sleeps 50 us (a switch away), TOUCH_ROUNDS times; notes its own faults and switches,
+ * says so, and blocks. */
+static void *touch(void *arg) {
+        Spinner *s = arg;
+        long long start = clock_ns(CLOCK_MONOTONIC);
+
+        s->tid = (pid_t) syscall(SYS_gettid);
+        for (int i = 0; i < TOUCH_ROUNDS && s->rc == 0; i++) {
+                long long until = clock_ns(CLOCK_THREAD_CPUTIME_ID) + CHUNK_NS;
+
+                s->rc = touch_fresh_pages(TOUCH_PAGES);
+                while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < until)
+                        ;
+                usleep(50);
+        }
+        s->switches = thread_switches(s->tid);
+        s->faults = thread_faults();
+        finish(s, start);
+        return NULL;
+}
+
+/* Counts events (names, COUNT_NOTHING after the last) on the calling thread, runs fn on a born
+ * thread on one CPU while this one, on another, writes note into pmapid's per-CPU note of the last
+ * task switched in every POKE_US; reads the born thread's data once its last switch went by.
+ * Returns the slices made ambiguous meanwhile; skips with one CPU or without kernel inheritance. */
+static uint64_t run_poked(const char *const names[MAX_COUNTERS], int mode, void *(*fn)(void *), Spinner *s,
+                          uint32_t note_tid, uint32_t note_tgid, pm_data_t *d) {
+        int ncpu = libbpf_num_possible_cpus(), map, pokes = 0, first = -1, second = -1;
+        struct { uint32_t tid, tgid; } *note;
         uint64_t ambiguous;
         pm_info_t info;
         pm_prog_t prog;
-        pm_data_t d;
         cpu_set_t saved, mine, theirs;
         pthread_attr_t attr;
-        int first = -1, second = -1;
         pthread_t t;
         bool done = false;
 
-        (void) state;
         if (!kernel_inheritance())
                 skip();
         map = pmapid_map("last_next");
         assert_true(map >= 0);
         assert_true(ncpu > 0);
-        nobody = calloc((size_t) ncpu, sizeof(*nobody));
-        assert_non_null(nobody);
-        for (int i = 0; i < ncpu; i++)
-                nobody[i].tid = nobody[i].tgid = 1;   /* PID 1: never counted, and not running here */
+        note = calloc((size_t) ncpu, sizeof(*note));
+        assert_non_null(note);
+        for (int i = 0; i < ncpu; i++) {
+                note[i].tid = note_tid;
+                note[i].tgid = note_tgid;
+        }
 
         assert_int_equal(pm_init(PM_VERIFIED | PM_CAVEAT, &info, NULL), 0);
-        task = find_event_id(&info, "PM_TASK_CLOCK");
-        cpu = find_event_id(&info, "PM_CPU_CLOCK");
-        assert_true(task >= 0 && cpu >= 0);
         memset(&prog, 0, sizeof(prog));
-        for (int i = 0; i < MAX_COUNTERS; i++)
+        for (int i = 0; i < MAX_COUNTERS; i++) {
                 prog.events[i] = COUNT_NOTHING;
-        prog.events[0] = task;
-        prog.events[1] = cpu;
-        prog.mode.w = PM_USER | PM_KERNEL | PM_COUNT;
+                if (names[i])
+                        assert_true((prog.events[i] = find_event_id(&info, names[i])) >= 0);
+        }
+        prog.mode.w = mode | PM_COUNT;
         assert_int_equal(pm_set_program_mythread(&prog), 0);
         ambiguous = ambiguous_slices();
 
@@ -194,41 +230,80 @@ static void test_born_clocks_survive_unseen_switches(void **state) {
         assert_int_equal(sched_setaffinity(0, sizeof(mine), &mine), 0);
         assert_int_equal(pthread_attr_init(&attr), 0);
         assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof(theirs), &theirs), 0);
-        assert_int_equal(pthread_create(&t, &attr, spin, &s), 0);
+        assert_int_equal(pthread_create(&t, &attr, fn, s), 0);
         pthread_attr_destroy(&attr);
         while (!done) {
-                assert_int_equal(bpf_map_update_elem(map, &(uint32_t) { 0 }, nobody, BPF_ANY), 0);
+                assert_int_equal(bpf_map_update_elem(map, &(uint32_t) { 0 }, note, BPF_ANY), 0);
                 pokes++;
                 usleep(POKE_US);
-                pthread_mutex_lock(&s.lock);
-                done = s.done;
-                pthread_mutex_unlock(&s.lock);
+                pthread_mutex_lock(&s->lock);
+                done = s->done;
+                pthread_mutex_unlock(&s->lock);
         }
         assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
-        /* Its counts are as of its last switch: wait for the one after cpu_ns (it blocks). */
-        for (int i = 0; i < 1000 && thread_switches(s.tid) <= s.switches; i++)
+        /* Its counts are as of its last switch: wait for the one after it noted its own (it blocks). */
+        for (int i = 0; i < 1000 && thread_switches(s->tid) <= s->switches; i++)
                 usleep(1000);
-        assert_true(s.switches >= 0 && thread_switches(s.tid) > s.switches);
+        assert_true(s->switches >= 0 && thread_switches(s->tid) > s->switches);
         ambiguous = ambiguous_slices() - ambiguous;
-        assert_int_equal(pm_get_data_thread(getpid(), s.tid, &d), 0);
-        print_message("# born thread: %lld ns of CPU in %lld ns; PM_TASK_CLOCK %lld, PM_CPU_CLOCK %lld; "
-                      "%d pokes, %llu slices ambiguous\n", s.cpu_ns, s.wall_ns, d.accu[0], d.accu[1], pokes,
-                      (unsigned long long) ambiguous);
+        assert_int_equal(pm_get_data_thread(getpid(), s->tid, d), 0);
+
+        pthread_mutex_lock(&s->lock);
+        s->release = true;
+        pthread_cond_broadcast(&s->cond);
+        pthread_mutex_unlock(&s->lock);
+        assert_int_equal(pthread_join(t, NULL), 0);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+        print_message("# %d pokes, %llu slices ambiguous\n", pokes, (unsigned long long) ambiguous);
+        free(note);
+        close(map);
+        return ambiguous;
+}
+
+static void test_born_clocks_survive_unseen_switches(void **state) {
+        static const char *const names[MAX_COUNTERS] = { "PM_TASK_CLOCK", "PM_CPU_CLOCK" };
+        Spinner s = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+        pm_data_t d;
+        uint64_t ambiguous;
+
+        (void) state;
+        /* PID 1: never counted, and not running here */
+        ambiguous = run_poked(names, PM_USER | PM_KERNEL, spin, &s, 1, 1, &d);
+        print_message("# born thread: %lld ns of CPU in %lld ns; PM_TASK_CLOCK %lld, PM_CPU_CLOCK %lld\n",
+                      s.cpu_ns, s.wall_ns, d.accu[0], d.accu[1]);
         /* the pokes did make most of its 200 slices ambiguous, or this proves nothing */
         assert_true(ambiguous >= 50);
         for (int i = 0; i < 2; i++) {
                 assert_true(d.accu[i] >= s.cpu_ns);
                 assert_true(d.accu[i] <= s.wall_ns);
         }
+}
 
-        pthread_mutex_lock(&s.lock);
-        s.release = true;
-        pthread_cond_broadcast(&s.cond);
-        pthread_mutex_unlock(&s.lock);
-        assert_int_equal(pthread_join(t, NULL), 0);
-        assert_int_equal(pm_delete_program_mythread(), 0);
-        free(nobody);
-        close(map);
+/* mode: both modes take the task's own faults; user mode only the lesser of those and the CPU's. */
+static void faults_survive(int mode) {
+        static const char *const names[MAX_COUNTERS] = { "PM_PAGE_FLT", "PM_MINOR_FLT" };
+        Spinner s = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+        uint32_t daemon = (uint32_t) fixture.daemon_pid;
+        pm_data_t d;
+        uint64_t ambiguous;
+
+        /* pmapid: the CPU's faults since then are never a counted task's */
+        ambiguous = run_poked(names, mode, touch, &s, daemon, daemon, &d);
+        print_message("# born thread, mode 0x%x: %d pages touched, %lld faults by getrusage; PM_PAGE_FLT %lld, "
+                      "PM_MINOR_FLT %lld\n", mode, TOUCH_ROUNDS * TOUCH_PAGES, s.faults, d.accu[0], d.accu[1]);
+        assert_int_equal(s.rc, 0);
+        assert_true(ambiguous >= TOUCH_ROUNDS / 4);   /* or this proves nothing */
+        /* from its first instruction to its block, after it noted its faults (which faults no more) */
+        for (int i = 0; i < 2; i++) {
+                assert_true(d.accu[i] >= TOUCH_ROUNDS * TOUCH_PAGES);
+                assert_int_equal(d.accu[i], s.faults);
+        }
+}
+
+static void test_born_faults_survive_unseen_switches(void **state) {
+        (void) state;
+        faults_survive(PM_USER | PM_KERNEL);
+        faults_survive(PM_USER);
 }
 
 static int setup(void **state) {
@@ -244,6 +319,7 @@ static int teardown(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_born_clocks_survive_unseen_switches),
+                cmocka_unit_test(test_born_faults_survive_unseen_switches),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -16,8 +16,10 @@
                                          * born thread's creator's at its birth. A born thread itself
                                          * counts from birth: pmapid drops what it should not have. */
 #define HEIRS_LOCAL     0x10u           /* a born thread that reads itself in process: its own perf
-                                         * counters count it from then on, and the kernel adds no more
-                                         * slices here (its counts stay what they were); never passed on */
+                                         * counters count it from then on, and the kernel adds its
+                                         * slices to local_counts instead (its counts stay what they
+                                         * were; pmapid reads local_counts where it takes the flag
+                                         * back, having seen the thread run meanwhile); never passed on */
 
 /* One per tracked thread, keyed by tid: what to count and whether. The kernel only reads it, except
  * when it writes a new thread's at its birth. */
@@ -49,6 +51,11 @@ struct heirs_counts {
         __u32 pad;
         char comm[16];                  /* its name at its last switch away (final) */
         __u64 runtime_ns;               /* the scheduler's runtime of it at its last slice (0 at birth) */
+        __u64 min_flt;                  /* its own minor and major fault counts at its last slice */
+        __u64 maj_flt;
+        __u64 local_counts[HEIRS_MAX_EVENTS];   /* its slices while HEIRS_LOCAL */
+        __u64 local_enabled_ns;
+        __u64 local_running_ns;
 };
 
 /* The one element of the config map, written by pmapid. */
@@ -58,6 +65,9 @@ struct heirs_config {
         __u32 idle_blind;               /* bit s: source s counts nothing while a CPU idles */
         __u32 clocks;                   /* bit s: source s is a clock (task-clock, cpu-clock): the
                                          * kernel's own clock is read for it, not the perf event */
+        __u32 faults_min;               /* bit s: source s counts minor page faults, user mode included */
+        __u32 faults_maj;               /* bit s: source s counts major page faults, user mode included */
+        __u32 faults_user;              /* bit s: of those, source s leaves kernel mode out */
         __u32 self_tgid;                /* pmapid's process */
         __u32 max_births;               /* born threads one owner but root may have in the maps at once
                                          * (MaxContextsPerUser): the births map less the releases map */

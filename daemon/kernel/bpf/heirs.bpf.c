@@ -7,9 +7,10 @@
  *   slice of the task leaving it, added to its counts while its control says counting. A slice is
  *   measured from the last switch the tracepoint showed on the CPU, not from the task's own arrival.
  *   The tracepoint misses some switches (on the VM this was built on, every switch away from its
- *   PID 1's threads): such a slice then counts only the events the idle task cannot (page faults;
- *   user-mode events but clocks), and its clocks are the scheduler's own runtime of the task since
- *   its last slice (what CLOCK_THREAD_CPUTIME_ID reads), not the time since the last switch seen;
+ *   PID 1's threads): such a slice then takes the task's own clocks and page faults since its last
+ *   slice (the scheduler's runtime, what CLOCK_THREAD_CPUTIME_ID reads; its min_flt and maj_flt,
+ *   what getrusage reads), not what the CPU counted since the last switch seen, which may hold the
+ *   unseen task's; of its other events only those the idle task cannot count (user-mode events);
  * - an exec that makes the task non-dumpable (a set-id or file-capability program, an unreadable
  *   one) seals it, by the kernel's own rule for perf's counters (begin_new_exec() calls
  *   perf_event_exit_task() when get_dumpable() is not SUID_DUMP_USER): its slice so far is added,
@@ -43,6 +44,8 @@ struct task_struct {
         char comm[16];
         struct mm_struct *mm;
         struct sched_entity se;
+        unsigned long min_flt;
+        unsigned long maj_flt;
 } __attribute__((preserve_access_index));
 
 /* mm->flags, whose first word holds the dumpable bits: a bitmap since Linux 6.18, a word before. */
@@ -284,24 +287,56 @@ static __always_inline long read_source(__u32 src, __u32 cpu, __u32 ncpu, __u32 
         return bpf_perf_event_read_value(&sources, src * ncpu + cpu, v, sizeof(*v));
 }
 
+/* What the task itself says it did since its last slice: the scheduler's runtime, and its minor
+ * and major faults (getrusage's). */
+struct own_since {
+        __u64 ran;
+        __u64 min_flt;
+        __u64 maj_flt;
+};
+
+/* Task c's own count since its last slice of source src, for a slice that is not known (a switch
+ * went unseen): a clock takes its runtime, a page-fault source its faults; others nothing. */
+static __always_inline __u64 own_count(struct heirs_config *cfg, __u32 src, const struct own_since *own) {
+        __u64 v = 0;
+
+        if (cfg->clocks >> src & 1)
+                return own->ran;
+        if (cfg->faults_min >> src & 1)
+                v += own->min_flt;
+        if (cfg->faults_maj >> src & 1)
+                v += own->maj_flt;
+        return v;
+}
+
+/* Where a slice of a task goes: its counts, or its local ones (HEIRS_LOCAL). */
+struct sums {
+        __u64 *counts;
+        __u64 *enabled_ns;
+        __u64 *running_ns;
+        __u32 *read_errors;
+};
+
 /* Event i of task c's slice: its source's value now less that at the last switch on this CPU. A
- * source opened since that switch has no value there yet: the slice adds nothing for it. A clock
- * whose slice is not known (a switch went unseen) adds ran, the task's own runtime since its last
- * slice. */
-static __always_inline void slice_add_event(struct heirs_control *c, struct heirs_counts *n, __u32 i, __u32 cpu,
-                                            __u32 ncpu, __u32 only, __u32 clocks, __u64 ran) {
+ * source opened since that switch has no value there yet: the slice adds nothing for it. A source
+ * not in only (the slice is not known) adds the task's own count since its last slice; for faults
+ * in user mode only, the lesser of that (which holds its faults in kernel mode too) and the CPU's
+ * count (which may hold another task's): both are at least what it faulted in user mode, and
+ * either is exact where the other task did not fault or it did not fault in kernel mode. */
+static __always_inline void slice_add_event(struct heirs_config *cfg, struct heirs_control *c, struct sums *to,
+                                            __u32 i, __u32 cpu, __u32 only, const struct own_since *own) {
         struct bpf_perf_event_value now, *last;
-        __u32 src = c->sources[i & (HEIRS_MAX_EVENTS - 1)];
+        __u32 src = c->sources[i & (HEIRS_MAX_EVENTS - 1)], ncpu = cfg->n_cpus, clocks = cfg->clocks;
+        _Bool known = only >> src & 1;
+        __u64 d;
 
         if (src >= HEIRS_MAX_SOURCES)
                 return;
-        if (!(only >> src & 1)) {
-                if (!(clocks >> src & 1))
-                        return;
-                n->counts[i & (HEIRS_MAX_EVENTS - 1)] += ran;
-                if (i == 0) {
-                        n->enabled_ns += ran;
-                        n->running_ns += ran;
+        if (!known && !(cfg->faults_user >> src & 1)) {
+                to->counts[i & (HEIRS_MAX_EVENTS - 1)] += own_count(cfg, src, own);
+                if (i == 0 && ((clocks | cfg->faults_min | cfg->faults_maj) >> src & 1)) {
+                        *to->enabled_ns += own->ran;
+                        *to->running_ns += own->ran;
                 }
                 return;
         }
@@ -309,14 +344,16 @@ static __always_inline void slice_add_event(struct heirs_control *c, struct heir
         if (!last || last->enabled == 0)
                 return;
         if (read_source(src, cpu, ncpu, clocks, &now) < 0) {
-                n->read_errors++;
+                (*to->read_errors)++;
                 return;
         }
-        if (now.counter >= last->counter)
-                n->counts[i & (HEIRS_MAX_EVENTS - 1)] += now.counter - last->counter;
+        d = now.counter >= last->counter ? now.counter - last->counter : 0;
+        if (!known && own_count(cfg, src, own) < d)
+                d = own_count(cfg, src, own);
+        to->counts[i & (HEIRS_MAX_EVENTS - 1)] += d;
         if (i == 0 && now.enabled >= last->enabled && now.running >= last->running) {
-                n->enabled_ns += now.enabled - last->enabled;
-                n->running_ns += now.running - last->running;
+                *to->enabled_ns += now.enabled - last->enabled;
+                *to->running_ns += now.running - last->running;
         }
 }
 
@@ -328,8 +365,10 @@ static __always_inline __u32 slice_sources(struct heirs_config *cfg, struct last
 
         if (last->tid == tid)
                 return 0xffffffff;
-        /* pmapid's own faults (a re-execution makes many) are never a counted task's */
-        only = cfg->self_tgid && last->tgid == cfg->self_tgid ? 0 : cfg->idle_blind;
+        /* pmapid's own faults (a re-execution makes many) are never a counted task's; nor the
+         * unseen task's: a slice of page faults takes the task's own */
+        only = cfg->self_tgid && last->tgid == cfg->self_tgid ? 0 :
+               cfg->idle_blind & ~(cfg->faults_min | cfg->faults_maj);
         /* nor a carrier's, which its own perf counters count already */
         carrier = bpf_map_lookup_elem(&controls, &last->tid);
         if (carrier && !(carrier->flags & HEIRS_ACCOUNT))
@@ -338,28 +377,44 @@ static __always_inline __u32 slice_sources(struct heirs_config *cfg, struct last
         return only;
 }
 
-/* The scheduler's runtime of task t (sum_exec_runtime: brought up to date before sched_switch; at an
- * exec, as of the last tick), less that at its last slice, which it becomes. */
-static __always_inline __u64 runtime_since(struct heirs_counts *n, struct task_struct *t) {
-        __u64 now = BPF_CORE_READ(t, se.sum_exec_runtime), ran = now >= n->runtime_ns ? now - n->runtime_ns : 0;
+static __always_inline __u64 since(__u64 *last, __u64 now) {
+        __u64 d = now >= *last ? now - *last : 0;
 
-        n->runtime_ns = now;
-        return ran;
+        *last = now;
+        return d;
 }
 
-/* The slice ending now on this CPU, of the sources in only, added to the counts n of task c; ran:
- * the task's runtime since its last slice. */
-static __always_inline void add_slice(struct heirs_config *cfg, struct heirs_control *c, struct heirs_counts *n,
-                                      __u32 cpu, __u32 only, __u64 ran) {
+/* Task t's own counts since its last slice, which they become: the scheduler's runtime
+ * (sum_exec_runtime: brought up to date before sched_switch; at an exec, as of the last tick) and
+ * its faults. */
+static __always_inline void own_since(struct heirs_counts *n, struct task_struct *t, struct own_since *own) {
+        own->ran = since(&n->runtime_ns, BPF_CORE_READ(t, se.sum_exec_runtime));
+        own->min_flt = since(&n->min_flt, BPF_CORE_READ(t, min_flt));
+        own->maj_flt = since(&n->maj_flt, BPF_CORE_READ(t, maj_flt));
+}
+
+/* The slice ending now on this CPU, of the sources in only, added to the counts n of task c, or to
+ * its local counts where flags (c's, read once) say HEIRS_LOCAL; own: the task's own counts since
+ * its last slice. */
+static __always_inline void add_slice(struct heirs_config *cfg, struct heirs_control *c, __u32 flags,
+                                      struct heirs_counts *n, __u32 cpu, __u32 only, const struct own_since *own) {
+        struct sums to = { n->counts, &n->enabled_ns, &n->running_ns, &n->read_errors };
         __u32 i;
 
+        if (flags & HEIRS_LOCAL)
+                to = (struct sums) { n->local_counts, &n->local_enabled_ns, &n->local_running_ns, &n->read_errors };
         for (i = 0; i < HEIRS_MAX_EVENTS; i++) {
                 if (i >= c->n_events)
                         break;
-                slice_add_event(c, n, i, cpu, cfg->n_cpus, only, cfg->clocks, ran);
+                slice_add_event(cfg, c, &to, i, cpu, only, own);
         }
         n->slices++;
         stat_add(HEIRS_STAT_SLICES);
+}
+
+/* c's flags, read once: pmapid may write them meanwhile. */
+static __always_inline __u32 flags_of(struct heirs_control *c) {
+        return *(volatile __u32 *) &c->flags;
 }
 
 /* Every open source's value now starts the next slice on this CPU. */
@@ -390,23 +445,25 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
         if (!cfg || !last_tid || cpu >= cfg->n_cpus || cfg->n_sources == 0)
                 return 0;
         only = slice_sources(cfg, last_tid, tid);
-        last_tid->tid = (__u32) next->pid;
-        last_tid->tgid = (__u32) next->tgid;
-
         n = tracked(tid, &c);
         if (n && only != 0xffffffff)
                 stat_add(HEIRS_STAT_AMBIGUOUS);
         if (n && !(n->state & HEIRS_FINAL)) {
-                __u64 ran = runtime_since(n, prev);
+                struct own_since own;
+                __u32 flags = flags_of(c);
 
-                if ((c->flags & (HEIRS_COUNTING | HEIRS_LOCAL)) == HEIRS_COUNTING && !is_sealed(tid, c))
-                        add_slice(cfg, c, n, cpu, only, ran);
+                own_since(n, prev, &own);
+                if ((flags & HEIRS_COUNTING) && !is_sealed(tid, c))
+                        add_slice(cfg, c, flags, n, cpu, only, &own);
                 if (task_dead(prev)) {
                         bpf_probe_read_kernel_str(n->comm, sizeof(n->comm), prev->comm);
                         n->state |= HEIRS_FINAL;
                 }
         }
         restart_slice(cfg, cpu);
+        /* last: pmapid takes a task no CPU's note names for one whose last slice is added */
+        last_tid->tid = (__u32) next->pid;
+        last_tid->tgid = (__u32) next->tgid;
         return 0;
 }
 
@@ -429,10 +486,12 @@ int BPF_PROG(heirs_exec, struct task_struct *task, int old_pid) {
         if (cfg && last_tid && cpu < cfg->n_cpus && cfg->n_sources != 0) {
                 n = tracked(tid, &c);
                 if (n && !(n->state & HEIRS_FINAL)) {
-                        __u64 ran = runtime_since(n, task);
+                        struct own_since own;
+                        __u32 flags = flags_of(c);
 
-                        if ((c->flags & (HEIRS_COUNTING | HEIRS_LOCAL)) == HEIRS_COUNTING)
-                                add_slice(cfg, c, n, cpu, slice_sources(cfg, last_tid, tid), ran);
+                        own_since(n, task, &own);
+                        if (flags & HEIRS_COUNTING)
+                                add_slice(cfg, c, flags, n, cpu, slice_sources(cfg, last_tid, tid), &own);
                 }
                 last_tid->tid = (__u32) task->pid;
                 last_tid->tgid = (__u32) task->tgid;

@@ -126,7 +126,9 @@ static int root_group(double *ret_slowest_ms) {
         pm_data_t d;
         double t;
 
+        t = now_ms();
         CHECK(fault_window_open(&win, false) == 0);
+        print_message("# root's pm_init and group made in %.1f ms during the bomb\n", now_ms() - t);
         *ret_slowest_ms = 0;
         for (int i = 0; i < WORKERS; i++) {
                 failed += pthread_create(&w[i], NULL, root_workers_main, NULL) != 0;

@@ -1,17 +1,18 @@
-/* manager-dbus-cgroup.c: the cgroup methods of the Manager interface (AIX's _wp calls): a cgroup
- * is named by its path in ListCgroups and by its id everywhere else; each context is the calling
- * process's own. */
+/* manager-dbus-cgroup.c: the cgroup scope of the Manager interface (AIX's _wp calls), as a CpuScope
+ * (cpu-scope.h), and ListCgroups: a cgroup is named by its path in ListCgroups and by its id
+ * everywhere else; each context is the calling process's own. */
 #include <inttypes.h>
 
 #include "bus-errors.h"
 #include "bus-names.h"
 #include "clock.h"
 #include "comm-text.h"
+#include "cpu-scope.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-dbus.h"
 
-int manager_bus_cgroup_error(sd_bus_error *error, uint64_t id, int r) {
+static int cgroup_error(sd_bus_error *error, uint64_t id, int r) {
         switch (r) {
         case -ENOENT:
                 return sd_bus_error_setf(error, PMAPI_ERROR_NO_SUCH_CGROUP,
@@ -89,161 +90,79 @@ static int fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, const 
         if (why && manager_log_budget(manager, caller->euid, more, sizeof(more)))
                 log_info("Refused %s on cgroup %" PRIu64 " to pid %d uid %u: %s%s.", sd_bus_message_get_member(m), id,
                          (int) caller->pid, (unsigned) caller->euid, why, more);
-        return manager_bus_cgroup_error(error, id, r);
+        return cgroup_error(error, id, r);
 }
 
-int manager_bus_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read) {
-        Manager *manager = userdata;
-        Program program;
-        Caller caller;
-        uint64_t id;
-        int counter = -1;
-        ProgramError pe;
+static int read_target(sd_bus_message *m, uint64_t *ret_id) {
+        return sd_bus_message_read(m, "t", ret_id);
+}
+
+static int resolve(sd_bus_message *m, Manager *manager, sd_bus_error *error, Caller *ret_caller, uint64_t *ret_id,
+                   SystemContext **ret) {
         int r;
 
-        r = sd_bus_message_read(m, "t", &id);
-        if (r < 0)
-                return r;
-        r = manager_bus_caller(m, manager, error, &caller);
-        if (r < 0)
-                return r;
-        r = read(m, error, &program);
-        if (r >= 0)
-                r = manager_bus_check_sets(manager, error, &program);
-        if (r < 0)
-                return r;
-        pe = program_check_system(&program, manager->events, &counter);
-        if (pe != PROGRAM_OK)
-                return bus_error_program(error, pe, counter);
-        r = manager_set_cgroup_program(manager, &caller, id, &program);
-        if (r < 0)
-                return fail(m, manager, error, &caller, id, r);
-        return sd_bus_reply_method_return(m, NULL);
-}
-
-int method_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return manager_bus_set_cgroup_program(m, userdata, error, manager_bus_read_program);
-}
-
-/* The calling process's context on the cgroup named by the message's first argument, and the
- * caller. */
-static int message_cgroup_caller(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret,
-                                 Caller *ret_caller) {
-        uint64_t id;
-        int r;
-
-        r = sd_bus_message_read(m, "t", &id);
+        r = read_target(m, ret_id);
         if (r < 0)
                 return r;
         r = manager_bus_caller(m, manager, error, ret_caller);
         if (r < 0)
                 return r;
-        r = manager_get_cgroup(manager, ret_caller, id, ret);
+        r = manager_get_cgroup(manager, ret_caller, *ret_id, ret);
         if (r < 0)
-                return fail(m, manager, error, ret_caller, id, r);
+                return fail(m, manager, error, ret_caller, *ret_id, r);
         return 0;
 }
 
-int manager_bus_message_cgroup(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret) {
-        Caller caller;
-
-        return message_cgroup_caller(m, manager, error, ret, &caller);
+static void delete(Manager *manager, SystemContext *s) {
+        system_owners_remove_context(manager->systems, s);
 }
 
-int method_get_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        SystemContext *s;
-        Program p;
-        int r;
+const CpuScope cpu_scope_cgroup = {
+        .resolve = resolve,
+        .read_target = read_target,
+        .set = manager_set_cgroup_program,
+        .start = manager_start_cgroup,
+        .delete = delete,
+        .fail = fail,
+        .reports_removed = true,
+};
 
-        r = manager_bus_message_cgroup(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        p = system_get_program(s);
-        return manager_bus_reply_program(m, &p);
-}
-
-int method_delete_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        SystemContext *s;
-        int r;
-
-        r = manager_bus_message_cgroup(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        system_owners_remove_context(((Manager *) userdata)->systems, s);
-        return sd_bus_reply_method_return(m, NULL);
-}
-
-typedef int (*CgroupOp)(SystemContext *s);
-
-static int cgroup_op(sd_bus_message *m, void *userdata, sd_bus_error *error, CgroupOp op, bool stamped) {
-        SystemContext *s;
-        int r;
-
-        r = manager_bus_message_cgroup(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        r = op(s);
-        if (r < 0)
-                return manager_bus_cgroup_error(error, s->cgroup_id, r);
-        return manager_bus_reply_done(m, stamped);
-}
-
-int method_start_cgroup(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Caller caller;
-        SystemContext *s;
-        int r;
-
-        r = message_cgroup_caller(m, userdata, error, &s, &caller);
-        if (r < 0)
-                return r;
-        r = manager_start_cgroup(userdata, &caller, s);
-        if (r < 0)
-                return fail(m, userdata, error, &caller, s->cgroup_id, r);
-        return manager_bus_reply_done(m, true);
-}
-
-int method_stop_cgroup(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return cgroup_op(m, userdata, error, system_stop, true);
-}
-
-int method_reset_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return cgroup_op(m, userdata, error, system_reset, false);
-}
-
-int method_get_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        SystemContext *s;
-        AcctVector accu;
-        int r;
-
-        r = manager_bus_message_cgroup(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        r = system_read(s, accu);
-        if (r < 0)
-                return manager_bus_cgroup_error(error, s->cgroup_id, r);
-        return manager_bus_reply_data(m, accu, NULL, &s->cgroup_removed);
-}
-
-int method_get_cgroup_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        SystemContext *s;
-        AcctVector accu;
-        uint32_t id;
-        int logical, r;
-        unsigned cpu = 0;
-
-        r = manager_bus_message_cgroup(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read(m, "ub", &id, &logical);
-        if (r < 0)
-                return r;
-        r = system_cpu_by_id(s, id, logical, &cpu);
-        if (r >= 0)
-                r = system_read_cpu(s, cpu, accu);
-        if (r < 0)
-                return manager_bus_cgroup_error(error, s->cgroup_id, r);
-        return manager_bus_reply_data(m, accu, &cpu, NULL);
-}
+const sd_bus_vtable cpu_scope_cgroup_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("SetCgroupProgram", SD_BUS_ARGS("t", cgroup, "i", mode, "ai", events),
+                                SD_BUS_NO_RESULT, cpu_scope_set_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCgroupProgram", SD_BUS_ARGS("t", cgroup), SD_BUS_RESULT("i", mode, "ai", events),
+                                cpu_scope_get_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("DeleteCgroupProgram", SD_BUS_ARGS("t", cgroup), SD_BUS_NO_RESULT,
+                                cpu_scope_delete_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("StartCgroup", SD_BUS_ARGS("t", cgroup), SD_BUS_RESULT("t", timestamp_ns),
+                                cpu_scope_start, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("StopCgroup", SD_BUS_ARGS("t", cgroup), SD_BUS_RESULT("t", timestamp_ns),
+                                cpu_scope_stop, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ResetCgroupData", SD_BUS_ARGS("t", cgroup), SD_BUS_NO_RESULT,
+                                cpu_scope_reset_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCgroupData", SD_BUS_ARGS("t", cgroup),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "b", removed, "t", enabled_ns,
+                                              "t", running_ns),
+                                cpu_scope_get_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCgroupCpuData", SD_BUS_ARGS("t", cgroup, "u", id, "b", logical),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "u", cpu, "t", enabled_ns,
+                                              "t", running_ns),
+                                cpu_scope_get_cpu_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetCgroupProgramMx",
+                                SD_BUS_ARGS("t", cgroup, "i", slice_ms, "b", multi_mode, "a(iai)", sets),
+                                SD_BUS_NO_RESULT, cpu_scope_set_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCgroupProgramMx", SD_BUS_ARGS("t", cgroup),
+                                SD_BUS_RESULT("i", slice_ms, "b", multi_mode, "a(iai)", sets),
+                                cpu_scope_get_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCgroupDataMx", SD_BUS_ARGS("t", cgroup),
+                                SD_BUS_RESULT("a(axtt)", sets, "t", timestamp_ns, "u", rounds),
+                                cpu_scope_get_data_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCgroupCpuDataMx", SD_BUS_ARGS("t", cgroup, "u", id, "b", logical),
+                                SD_BUS_RESULT("a(axtt)", sets, "t", timestamp_ns, "u", rounds),
+                                cpu_scope_get_cpu_data_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END
+};
 
 int method_list_cgroups(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -280,7 +199,7 @@ int method_list_cgroups(sd_bus_message *m, void *userdata, sd_bus_error *error) 
                                          MANAGER_CGROUP_LIST_MAX, path);
         default:
                 if (r < 0)
-                        return manager_bus_cgroup_error(error, 0, r);
+                        return cgroup_error(error, 0, r);
         }
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)

@@ -65,7 +65,7 @@ int manager_bus_read_program_mx(sd_bus_message *m, sd_bus_error *error, Program 
         return 0;
 }
 
-static int reply_program_mx(sd_bus_message *m, const Program *p) {
+int manager_bus_reply_program_mx(sd_bus_message *m, const Program *p) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
@@ -79,9 +79,7 @@ static int reply_program_mx(sd_bus_message *m, const Program *p) {
         return sd_bus_send(NULL, reply, NULL);
 }
 
-/* The longest time a set of one target (a thread, a CPU) was enabled: what AIX's rounds are counted
- * over. A group's or a system context's vectors are sums over targets: their scopes say it. */
-static uint64_t longest_enabled(const AcctVector *v, size_t n_sets) {
+uint64_t manager_bus_longest_enabled(const AcctVector *v, size_t n_sets) {
         uint64_t enabled = 0;
 
         for (size_t k = 0; k < n_sets; k++)
@@ -89,9 +87,7 @@ static uint64_t longest_enabled(const AcctVector *v, size_t n_sets) {
         return enabled;
 }
 
-/* Replies (a(data, enabled, running), timestamp, [extra as signature and values], rounds), the
- * rounds over enabled_ns. */
-static int reply_sets(sd_bus_message *m, const Program *p, const AcctVector *v, uint64_t enabled_ns,
+int manager_bus_reply_sets(sd_bus_message *m, const Program *p, const AcctVector *v, uint64_t enabled_ns,
                       const char *extra, ...) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         size_t n_sets = program_n_sets(p);
@@ -142,7 +138,7 @@ int method_get_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error
         if (r < 0)
                 return r;
         p = context_get_program(c);
-        return reply_program_mx(m, &p);
+        return manager_bus_reply_program_mx(m, &p);
 }
 
 int method_get_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -159,7 +155,7 @@ int method_get_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 r = set_source_read_all(&(SetSource) { set_source_read_context, c, 0 }, context_n_sets(c), v);
         if (r < 0)
                 return manager_bus_fail(m, userdata, error, r, &t);
-        return reply_sets(m, c->program, v, longest_enabled(v, context_n_sets(c)), NULL);
+        return manager_bus_reply_sets(m, c->program, v, manager_bus_longest_enabled(v, context_n_sets(c)), NULL);
 }
 
 /* The group scope. */
@@ -179,7 +175,7 @@ int method_get_group_program_mx(sd_bus_message *m, void *userdata, sd_bus_error 
         if (r < 0)
                 return r;
         p = group_get_program(g);
-        return reply_program_mx(m, &p);
+        return manager_bus_reply_program_mx(m, &p);
 }
 
 int method_get_group_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -201,113 +197,6 @@ int method_get_group_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *er
                 r = set_source_read_all(&(SetSource) { set_source_read_group, g, 0 }, group_n_sets(g), v);
         if (r < 0)
                 return manager_bus_fail(m, manager, error, r, &t);
-        return reply_sets(m, &g->program, v, group_longest_enabled(g), "iu", (int32_t) g->n_members,
+        return manager_bus_reply_sets(m, &g->program, v, group_longest_enabled(g), "iu", (int32_t) g->n_members,
                           (uint32_t) group_info_flags(g));
-}
-
-/* The system scope. */
-
-int method_set_system_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return manager_bus_set_system_program(m, userdata, error, manager_bus_read_program_mx);
-}
-
-int method_get_system_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        SystemContext *s;
-        Program p;
-        int r;
-
-        r = manager_bus_message_system(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        p = system_get_program(s);
-        return reply_program_mx(m, &p);
-}
-
-int method_get_system_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        AcctVector v[PM_MX_MAX_SETS];
-        SystemContext *s;
-        int r;
-
-        r = manager_bus_message_system(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        r = set_source_read_all(&(SetSource) { set_source_read_system, s, 0 }, s->n_sets, v);
-        if (r < 0)
-                return manager_bus_system_error(error, userdata, r);
-        return reply_sets(m, &s->program, v, system_longest_enabled(s), NULL);
-}
-
-int method_get_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        AcctVector v[PM_MX_MAX_SETS];
-        SystemContext *s;
-        uint32_t id;
-        int logical;
-        unsigned cpu = 0;
-        int r;
-
-        r = sd_bus_message_read(m, "ub", &id, &logical);
-        if (r < 0)
-                return r;
-        r = manager_bus_message_system(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        r = system_cpu_by_id(s, id, logical, &cpu);
-        if (r >= 0)
-                r = set_source_read_all(&(SetSource) { set_source_read_system_cpu, s, cpu }, s->n_sets, v);
-        if (r < 0)
-                return manager_bus_system_error(error, userdata, r);
-        return reply_sets(m, &s->program, v, longest_enabled(v, s->n_sets), NULL);
-}
-
-/* The cgroup scope (AIX's _wp_mx and _wp_mm). */
-
-int method_set_cgroup_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return manager_bus_set_cgroup_program(m, userdata, error, manager_bus_read_program_mx);
-}
-
-int method_get_cgroup_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        SystemContext *s;
-        Program p;
-        int r;
-
-        r = manager_bus_message_cgroup(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        p = system_get_program(s);
-        return reply_program_mx(m, &p);
-}
-
-int method_get_cgroup_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        AcctVector v[PM_MX_MAX_SETS];
-        SystemContext *s;
-        int r;
-
-        r = manager_bus_message_cgroup(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        r = set_source_read_all(&(SetSource) { set_source_read_system, s, 0 }, s->n_sets, v);
-        if (r < 0)
-                return manager_bus_cgroup_error(error, s->cgroup_id, r);
-        return reply_sets(m, &s->program, v, system_longest_enabled(s), NULL);
-}
-
-int method_get_cgroup_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        AcctVector v[PM_MX_MAX_SETS];
-        SystemContext *s;
-        uint32_t id;
-        int logical, r;
-        unsigned cpu = 0;
-
-        r = manager_bus_message_cgroup(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read(m, "ub", &id, &logical);
-        if (r < 0)
-                return r;
-        r = system_cpu_by_id(s, id, logical, &cpu);
-        if (r >= 0)
-                r = set_source_read_all(&(SetSource) { set_source_read_system_cpu, s, cpu }, s->n_sets, v);
-        if (r < 0)
-                return manager_bus_cgroup_error(error, s->cgroup_id, r);
-        return reply_sets(m, &s->program, v, longest_enabled(v, s->n_sets), NULL);
 }

@@ -1,14 +1,15 @@
-/* manager-dbus-system.c: the system-scope methods of the Manager interface. The caller is the bus
- * sender's process; the system context is its if it set it. Refusals name the owner's pid, so that
- * a second tool can say who holds the counters. */
+/* manager-dbus-system.c: the system scope of the Manager interface, as a CpuScope (cpu-scope.h): a
+ * context on every task, at most one a process; the caller is the bus sender's process. Refusals name
+ * the owner's pid, so that a second tool can say who holds the counters. */
 #include "bus-errors.h"
 #include "bus-names.h"
 #include "clock.h"
 #include "log.h"
 #include "macro.h"
+#include "cpu-scope.h"
 #include "manager-dbus.h"
 
-int manager_bus_system_error(sd_bus_error *error, Manager *m, int r) {
+static int system_error(sd_bus_error *error, Manager *m, int r) {
         switch (r) {
         case -EEXIST:
                 return sd_bus_error_set(error, PMAPI_ERROR_CONTEXT_EXISTS,
@@ -54,7 +55,8 @@ int manager_bus_system_error(sd_bus_error *error, Manager *m, int r) {
         }
 }
 
-static int fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, const Caller *caller, int r) {
+static int fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, const Caller *caller, uint64_t id,
+                int r) {
         const char *method = sd_bus_message_get_member(m);
         const char *why = r == -EBUSY ? "another process counts every process" :
                           r == -EUSERS ? "this user owns its limit of system-wide contexts" :
@@ -68,133 +70,81 @@ static int fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, const 
         if (why && manager_log_budget(manager, caller->euid, more, sizeof(more)))
                 log_info("Refused %s to pid %d uid %u: %s%s.", method, (int) caller->pid, (unsigned) caller->euid,
                          why, more);
-        return manager_bus_system_error(error, manager, r);
+        return system_error(error, manager, r);
 }
 
-int manager_bus_set_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read) {
-        Manager *manager = userdata;
-        Program program;
-        Caller caller;
-        int counter = -1;
-        ProgramError pe;
-        int r;
-
-        r = manager_bus_caller(m, manager, error, &caller);
-        if (r < 0)
-                return r;
-        r = read(m, error, &program);
-        if (r >= 0)
-                r = manager_bus_check_sets(manager, error, &program);
-        if (r < 0)
-                return r;
-        pe = program_check_system(&program, manager->events, &counter);
-        if (pe != PROGRAM_OK)
-                return bus_error_program(error, pe, counter);
-        r = manager_set_system_program(manager, &caller, &program);
-        if (r < 0)
-                return fail(m, manager, error, &caller, r);
-        return sd_bus_reply_method_return(m, NULL);
-}
-
-int method_set_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return manager_bus_set_system_program(m, userdata, error, manager_bus_read_program);
-}
-
-int manager_bus_message_system(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret) {
-        Caller caller;
-        int r;
-
-        r = manager_bus_caller(m, manager, error, &caller);
-        if (r < 0)
-                return r;
-        r = manager_get_system(manager, &caller, ret);
-        if (r < 0)
-                return fail(m, manager, error, &caller, r);
+static int read_no_target(sd_bus_message *m, uint64_t *ret_id) {
+        *ret_id = 0;
         return 0;
 }
 
-int method_get_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        SystemContext *s;
-        Program p;
+static int resolve(sd_bus_message *m, Manager *manager, sd_bus_error *error, Caller *ret_caller, uint64_t *ret_id,
+                   SystemContext **ret) {
         int r;
 
-        r = manager_bus_message_system(m, userdata, error, &s);
+        *ret_id = 0;
+        r = manager_bus_caller(m, manager, error, ret_caller);
         if (r < 0)
                 return r;
-        p = system_get_program(s);
-        return manager_bus_reply_program(m, &p);
+        r = manager_get_system(manager, ret_caller, ret);
+        if (r < 0)
+                return fail(m, manager, error, ret_caller, 0, r);
+        return 0;
 }
 
-int method_delete_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        SystemContext *s;
-        int r;
-
-        r = manager_bus_message_system(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        manager_delete_system(userdata, s->owner_pid);
-        return sd_bus_reply_method_return(m, NULL);
+static int set(Manager *manager, const Caller *caller, uint64_t id, const Program *p) {
+        return manager_set_system_program(manager, caller, p);
 }
 
-typedef int (*SystemOp)(SystemContext *s);
-
-static int system_op(sd_bus_message *m, void *userdata, sd_bus_error *error, SystemOp op, bool stamped) {
-        SystemContext *s;
-        int r;
-
-        r = manager_bus_message_system(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        r = op(s);
-        if (r < 0)
-                return manager_bus_system_error(error, userdata, r);
-        return manager_bus_reply_done(m, stamped);
+static int start(Manager *manager, const Caller *caller, SystemContext *s) {
+        return system_start(s);
 }
 
-int method_start_system(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return system_op(m, userdata, error, system_start, true);
+static void delete(Manager *manager, SystemContext *s) {
+        manager_delete_system(manager, s->owner_pid);
 }
 
-int method_stop_system(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return system_op(m, userdata, error, system_stop, true);
-}
+const CpuScope cpu_scope_system = {
+        .resolve = resolve,
+        .read_target = read_no_target,
+        .set = set,
+        .start = start,
+        .delete = delete,
+        .fail = fail,
+};
 
-int method_reset_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return system_op(m, userdata, error, system_reset, false);
-}
-
-int method_get_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        SystemContext *s;
-        AcctVector accu;
-        int r;
-
-        r = manager_bus_message_system(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        r = system_read(s, accu);
-        if (r < 0)
-                return manager_bus_system_error(error, userdata, r);
-        return manager_bus_reply_data(m, accu, NULL, NULL);
-}
-
-int method_get_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        SystemContext *s;
-        AcctVector accu;
-        uint32_t id;
-        int logical;
-        unsigned cpu = 0;
-        int r;
-
-        r = sd_bus_message_read(m, "ub", &id, &logical);
-        if (r < 0)
-                return r;
-        r = manager_bus_message_system(m, userdata, error, &s);
-        if (r < 0)
-                return r;
-        r = system_cpu_by_id(s, id, logical, &cpu);
-        if (r >= 0)
-                r = system_read_cpu(s, cpu, accu);
-        if (r < 0)
-                return manager_bus_system_error(error, userdata, r);
-        return manager_bus_reply_data(m, accu, &cpu, NULL);
-}
+const sd_bus_vtable cpu_scope_system_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("SetSystemProgram", SD_BUS_ARGS("i", mode, "ai", events), SD_BUS_NO_RESULT,
+                                cpu_scope_set_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSystemProgram", SD_BUS_NO_ARGS, SD_BUS_RESULT("i", mode, "ai", events),
+                                cpu_scope_get_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("DeleteSystemProgram", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+                                cpu_scope_delete_program, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("StartSystem", SD_BUS_NO_ARGS, SD_BUS_RESULT("t", timestamp_ns),
+                                cpu_scope_start, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("StopSystem", SD_BUS_NO_ARGS, SD_BUS_RESULT("t", timestamp_ns),
+                                cpu_scope_stop, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ResetSystemData", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+                                cpu_scope_reset_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSystemData", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "t", enabled_ns, "t", running_ns),
+                                cpu_scope_get_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCpuData", SD_BUS_ARGS("u", id, "b", logical),
+                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "u", cpu, "t", enabled_ns,
+                                              "t", running_ns),
+                                cpu_scope_get_cpu_data, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetSystemProgramMx",
+                                SD_BUS_ARGS("i", slice_ms, "b", multi_mode, "a(iai)", sets),
+                                SD_BUS_NO_RESULT, cpu_scope_set_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSystemProgramMx", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("i", slice_ms, "b", multi_mode, "a(iai)", sets),
+                                cpu_scope_get_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSystemDataMx", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("a(axtt)", sets, "t", timestamp_ns, "u", rounds),
+                                cpu_scope_get_data_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetCpuDataMx", SD_BUS_ARGS("u", id, "b", logical),
+                                SD_BUS_RESULT("a(axtt)", sets, "t", timestamp_ns, "u", rounds),
+                                cpu_scope_get_cpu_data_mx, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END
+};

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "macro.h"
 #include "heirs.h"
+#include "cpu-scope.h"
 #include "manager-dbus.h"
 
 bool manager_log_budget(Manager *m, uid_t uid, char *suffix, size_t size) {
@@ -392,30 +393,6 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_RESULT("a(axtt)", sets, "t", timestamp_ns, "i", members, "u", flags,
                                               "u", rounds),
                                 method_get_group_data_mx, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("SetSystemProgramMx",
-                                SD_BUS_ARGS("i", slice_ms, "b", multi_mode, "a(iai)", sets),
-                                SD_BUS_NO_RESULT, method_set_system_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetSystemProgramMx", SD_BUS_NO_ARGS,
-                                SD_BUS_RESULT("i", slice_ms, "b", multi_mode, "a(iai)", sets),
-                                method_get_system_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetSystemDataMx", SD_BUS_NO_ARGS,
-                                SD_BUS_RESULT("a(axtt)", sets, "t", timestamp_ns, "u", rounds),
-                                method_get_system_data_mx, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetCpuDataMx", SD_BUS_ARGS("u", id, "b", logical),
-                                SD_BUS_RESULT("a(axtt)", sets, "t", timestamp_ns, "u", rounds),
-                                method_get_cpu_data_mx, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("SetCgroupProgramMx",
-                                SD_BUS_ARGS("t", cgroup, "i", slice_ms, "b", multi_mode, "a(iai)", sets),
-                                SD_BUS_NO_RESULT, method_set_cgroup_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetCgroupProgramMx", SD_BUS_ARGS("t", cgroup),
-                                SD_BUS_RESULT("i", slice_ms, "b", multi_mode, "a(iai)", sets),
-                                method_get_cgroup_program_mx, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetCgroupDataMx", SD_BUS_ARGS("t", cgroup),
-                                SD_BUS_RESULT("a(axtt)", sets, "t", timestamp_ns, "u", rounds),
-                                method_get_cgroup_data_mx, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetCgroupCpuDataMx", SD_BUS_ARGS("t", cgroup, "u", id, "b", logical),
-                                SD_BUS_RESULT("a(axtt)", sets, "t", timestamp_ns, "u", rounds),
-                                method_get_cgroup_cpu_data_mx, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetGroupProgram",
                                 SD_BUS_ARGS("i", pid, "i", tid, "i", mode, "ai", events),
                                 SD_BUS_NO_RESULT, method_set_group_program, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -434,47 +411,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                 SD_BUS_RESULT("ax", data, "t", timestamp_ns, "i", members, "u", flags,
                                               "t", enabled_ns, "t", running_ns),
                                 method_get_group_data, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("SetSystemProgram", SD_BUS_ARGS("i", mode, "ai", events), SD_BUS_NO_RESULT,
-                                method_set_system_program, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetSystemProgram", SD_BUS_NO_ARGS, SD_BUS_RESULT("i", mode, "ai", events),
-                                method_get_system_program, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("DeleteSystemProgram", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
-                                method_delete_system_program, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("StartSystem", SD_BUS_NO_ARGS, SD_BUS_RESULT("t", timestamp_ns),
-                                method_start_system, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("StopSystem", SD_BUS_NO_ARGS, SD_BUS_RESULT("t", timestamp_ns),
-                                method_stop_system, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("ResetSystemData", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
-                                method_reset_system_data, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetSystemData", SD_BUS_NO_ARGS,
-                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "t", enabled_ns, "t", running_ns),
-                                method_get_system_data, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetCpuData", SD_BUS_ARGS("u", id, "b", logical),
-                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "u", cpu, "t", enabled_ns,
-                                              "t", running_ns),
-                                method_get_cpu_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListCgroups", SD_BUS_ARGS("s", path, "b", subtree),
                                 SD_BUS_RESULT("a(tsb)", cgroups), method_list_cgroups, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("SetCgroupProgram", SD_BUS_ARGS("t", cgroup, "i", mode, "ai", events),
-                                SD_BUS_NO_RESULT, method_set_cgroup_program, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetCgroupProgram", SD_BUS_ARGS("t", cgroup), SD_BUS_RESULT("i", mode, "ai", events),
-                                method_get_cgroup_program, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("DeleteCgroupProgram", SD_BUS_ARGS("t", cgroup), SD_BUS_NO_RESULT,
-                                method_delete_cgroup_program, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("StartCgroup", SD_BUS_ARGS("t", cgroup), SD_BUS_RESULT("t", timestamp_ns),
-                                method_start_cgroup, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("StopCgroup", SD_BUS_ARGS("t", cgroup), SD_BUS_RESULT("t", timestamp_ns),
-                                method_stop_cgroup, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("ResetCgroupData", SD_BUS_ARGS("t", cgroup), SD_BUS_NO_RESULT,
-                                method_reset_cgroup_data, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetCgroupData", SD_BUS_ARGS("t", cgroup),
-                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "b", removed, "t", enabled_ns,
-                                              "t", running_ns),
-                                method_get_cgroup_data, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetCgroupCpuData", SD_BUS_ARGS("t", cgroup, "u", id, "b", logical),
-                                SD_BUS_RESULT("ax", data, "t", timestamp_ns, "u", cpu, "t", enabled_ns,
-                                              "t", running_ns),
-                                method_get_cgroup_cpu_data, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetGroupMembers", SD_BUS_ARGS("i", pid, "i", tid),
                                 SD_BUS_RESULT("a(iisbax)", members, "u", dropped),
                                 method_get_group_members, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -518,6 +456,9 @@ int manager_bus_register(Manager *m, sd_bus *bus) {
                                              manager_vtable, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the Manager object: %m");
+        r = cpu_scopes_register(m, bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the system and cgroup scopes: %m");
         r = context_bus_register(m, bus);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the thread objects: %m");

@@ -28,6 +28,15 @@ int manager_bus_fail(sd_bus_message *m, Manager *manager, sd_bus_error *error, i
 int manager_bus_read_program(sd_bus_message *m, sd_bus_error *error, Program *ret);
 /* Reads the Mx methods' (slice_ms, multi_mode, a(mode, events) sets) arguments (manager-dbus-mx.c). */
 int manager_bus_read_program_mx(sd_bus_message *m, sd_bus_error *error, Program *ret);
+/* Replies (slice_ms, multi_mode, a(mode, events) sets). */
+int manager_bus_reply_program_mx(sd_bus_message *m, const Program *p);
+/* The longest time a set of one target (a thread, a CPU) was enabled: what AIX's rounds are counted
+ * over. A group's or a system context's vectors are sums over targets: their scopes say it. */
+uint64_t manager_bus_longest_enabled(const AcctVector *v, size_t n_sets);
+/* Replies (a(data, enabled, running), timestamp, [extra as signature and values], rounds), the
+ * rounds over enabled_ns. */
+int manager_bus_reply_sets(sd_bus_message *m, const Program *p, const AcctVector *v, uint64_t enabled_ns,
+                           const char *extra, ...);
 typedef int (*BusProgramReader)(sd_bus_message *m, sd_bus_error *error, Program *ret);
 /* SetProgram, SetGroupProgram and SetSystemProgram with their program read by read: the checks of
  * the program's shape (sets, slice), of each set in the scope, then the scope's set. */
@@ -71,15 +80,6 @@ int method_start_group(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_stop_group(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_reset_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
-/* The system scope (manager-dbus-system.c). */
-int method_set_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_delete_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_start_system(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_stop_system(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_reset_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_system_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* Multiplexing: every scope's Mx methods (manager-dbus-mx.c). */
 int method_set_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
@@ -87,24 +87,8 @@ int method_get_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_set_group_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_group_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_group_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_set_system_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_system_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_system_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_set_cgroup_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_cgroup_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_cgroup_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_cgroup_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* manager-dbus-cgroup.c */
 int method_list_cgroups(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_delete_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_start_cgroup(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_stop_cgroup(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_reset_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_cgroup_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_cgroup_cpu_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* The rows of a group's members (manager-dbus-members.c). */
 int method_get_group_members(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* The rows a page at a time: at most MEMBERS_PAGE_MAX. */

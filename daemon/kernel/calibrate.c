@@ -167,29 +167,64 @@ static int migrations(const Event *e, Outcome *o) {
         return r;
 }
 
-static long long thread_cpu_ns(void) {
+static long long clock_ns(clockid_t id) {
         struct timespec ts;
 
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        clock_gettime(id, &ts);
         return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void spin(void *arg) {
-        long long *spent = arg, start = thread_cpu_ns();
+/* The calling thread's time waiting on a run queue so far (schedstat's second field, ns), or -1. */
+static long long run_delay_ns(void) {
+        long long runtime, delay = -1;
+        FILE *f = fopen("/proc/thread-self/schedstat", "re");
 
-        while (thread_cpu_ns() - start < SPIN_NS)
-                ;
-        *spent = thread_cpu_ns() - start;
+        if (!f)
+                return -1;
+        if (fscanf(f, "%lld %lld", &runtime, &delay) != 2)
+                delay = -1;
+        fclose(f);
+        return delay;
 }
 
-/* A spin of 200 ms of the thread's CPU time, as the scheduler accounts it. */
+typedef struct Spin {
+        long long cpu_ns;               /* its CPU time, as the scheduler accounts it */
+        long long on_cpu_ns;            /* its wall time less its run-queue wait, or -1 */
+} Spin;
+
+/* 200 ms of the thread's CPU time. A spinner never sleeps: the wall time it took, less the time it
+ * waited on a run queue, is its time on a CPU as perf's clocks measure it, interrupts and time the
+ * hypervisor stole included (the scheduler's CPU time leaves both out: a CI run under load counted
+ * 2.37 % more than that). */
+static void spin(void *arg) {
+        Spin *s = arg;
+        long long start = clock_ns(CLOCK_THREAD_CPUTIME_ID), wall = clock_ns(CLOCK_MONOTONIC);
+        long long delay = run_delay_ns();
+
+        while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - start < SPIN_NS)
+                ;
+        s->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - start;
+        wall = clock_ns(CLOCK_MONOTONIC) - wall;
+        if (delay >= 0) {
+                long long waited = run_delay_ns() - delay;
+
+                s->on_cpu_ns = waited >= 0 ? wall - waited : -1;
+        }
+}
+
+/* A spin's time on a CPU, or its CPU time where the kernel keeps no run-queue wait. */
 static int clocks(const Event *e, Outcome *o) {
-        long long spent = 0;
+        Spin s = { 0, -1 };
         int r;
 
-        *o = (Outcome) { .verified_pct = 1, .caveat_pct = 25, .unit = "ns of the thread's CPU time" };
-        r = count_during(e, false, spin, &spent, &o->measured);
-        o->expected = (double) spent;
+        *o = (Outcome) { .verified_pct = 1, .caveat_pct = 25, .unit = "ns the thread was on a CPU (wall time "
+                                                                      "less its run-queue wait)" };
+        r = count_during(e, false, spin, &s, &o->measured);
+        o->expected = (double) s.on_cpu_ns;
+        if (s.on_cpu_ns < 0) {
+                o->expected = (double) s.cpu_ns;
+                o->unit = "ns of the thread's CPU time (no run-queue wait in /proc)";
+        }
         return r;
 }
 

@@ -20,7 +20,6 @@
 #include "bus-names.h"
 #include "bus.h"
 #include "error-map.h"
-#include "local.h"
 #include "macro.h"
 #include "pmapi.h"
 
@@ -50,16 +49,6 @@ static bool kernel_inherits_known;
 static pid_t kernel_inherits_pid;
 static char kernel_inherits_of[64];
 
-static void atfork_prepare(void) {
-        pthread_mutex_lock(&bus_lock);
-        local_prepare_fork();
-}
-
-static void atfork_parent(void) {
-        local_parent_after_fork();
-        pthread_mutex_unlock(&bus_lock);
-}
-
 /* set_by is written after a Set* call, while the new context may count already: its page must be
  * this process's own before, or that write would fault (first touch, or copy-on-write after fork)
  * inside the count. */
@@ -68,15 +57,21 @@ static void own_set_by_page(void) {
         ((volatile char *) kernel_inherits_of)[sizeof(kernel_inherits_of) - 1] = 0;
 }
 
-static void atfork_child(void) {
-        pthread_mutex_unlock(&bus_lock);
-        own_set_by_page();
-        local_forget_after_fork();      /* every handle reads a parent's thread */
+void bus_prepare_fork(void) {
+        pthread_mutex_lock(&bus_lock);
 }
 
-__attribute__((constructor)) static void bus_register_fork_handlers(void) {
+void bus_parent_after_fork(void) {
+        pthread_mutex_unlock(&bus_lock);
+}
+
+void bus_child_after_fork(void) {
+        pthread_mutex_unlock(&bus_lock);
         own_set_by_page();
-        (void) pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+__attribute__((constructor)) static void bus_own_pages(void) {
+        own_set_by_page();
 }
 
 static void bus_drop_locked(void) {

@@ -23,6 +23,11 @@ int bus_can_pass_fds(void);
 bool bus_kernel_inherits(void);
 /* pmapid's own words for this thread's last failed call, if it failed with code; else NULL. */
 const char *bus_last_detail(int code);
+/* fork(): the connection's lock is held across it (fork-hooks.c); the child takes its own
+ * connection at its first call. */
+void bus_prepare_fork(void);
+void bus_parent_after_fork(void);
+void bus_child_after_fork(void);
 /* Drops a reply of bus_call*(). Use it instead of sd_bus_message_unref(): a reply holds a reference on
  * the shared connection, which only the connection's lock protects. */
 sd_bus_message *bus_reply_unref(sd_bus_message *reply);

@@ -118,27 +118,3 @@ int cgroup_count_command(const Options *o, Report *rep) {
         report_add_run(rep);
         return 0;
 }
-
-void cgroup_report_text(const Report *r, FILE *f) {
-        fprintf(f, "Cgroup:         %s (id %llu) and its descendants, on every CPU\n", r->cgroup.path,
-                (unsigned long long) r->cgroup.id);
-        if (r->cgroup_removed)
-                fputs("Removed:        the cgroup was removed during the run: these are the counts it had\n", f);
-}
-
-void cgroup_report_csv(const Report *r, CsvWriter *w) {
-        char id[24];
-
-        snprintf(id, sizeof(id), "%llu", (unsigned long long) r->cgroup.id);
-        report_csv_value(w, "cgroup", "path", r->cgroup.path);
-        report_csv_value(w, "cgroup", "id", id);
-        report_csv_value(w, "cgroup", "removed", r->cgroup_removed ? "1" : "0");
-}
-
-void cgroup_report_json(const Report *r, JsonWriter *w) {
-        json_open_object(w, "cgroup");
-        json_string(w, "path", r->cgroup.path);
-        json_uint(w, "id", r->cgroup.id);
-        json_bool(w, "removed", r->cgroup_removed);
-        json_close_object(w);
-}

@@ -89,6 +89,24 @@ void report_csv_value(CsvWriter *w, const char *record, const char *name, const 
         csv_row(w, record, NULL, name, NULL, "%s", value);
 }
 
+/* -C: the cgroup counted. */
+static void cgroup_report_csv(const Report *r, CsvWriter *w) {
+        char id[24];
+
+        snprintf(id, sizeof(id), "%llu", (unsigned long long) r->cgroup.id);
+        report_csv_value(w, "cgroup", "path", r->cgroup.path);
+        report_csv_value(w, "cgroup", "id", id);
+        report_csv_value(w, "cgroup", "removed", r->cgroup_removed ? "1" : "0");
+}
+
+static void cgroup_report_json(const Report *r, JsonWriter *w) {
+        json_open_object(w, "cgroup");
+        json_string(w, "path", r->cgroup.path);
+        json_uint(w, "id", r->cgroup.id);
+        json_bool(w, "removed", r->cgroup_removed);
+        json_close_object(w);
+}
+
 /* -m: a metric row, its unit in the status column, its value empty when not computable. */
 static void csv_metrics(const Report *r, CsvWriter *w) {
         MetricValue v[METRICS_MAX];

@@ -18,6 +18,14 @@
 #include "text-table.h"
 
 /* perf stat's "( +- 1.23% )": the standard deviation of the mean, relative to the mean. */
+/* -C: the cgroup counted. */
+static void cgroup_report_text(const Report *r, FILE *f) {
+        fprintf(f, "Cgroup:         %s (id %llu) and its descendants, on every CPU\n", r->cgroup.path,
+                (unsigned long long) r->cgroup.id);
+        if (r->cgroup_removed)
+                fputs("Removed:        the cgroup was removed during the run: these are the counts it had\n", f);
+}
+
 static double variation_percent(const RunStat *s) {
         if (s->n < 2 || s->mean == 0)
                 return 0.0;

@@ -101,13 +101,14 @@ size_t report_usage_list(const Report *r, Usage u[static REPORT_N_USAGE]) {
         return n;
 }
 
-int report_write(Report *r) {
-        switch (r->options->format) {
-        case REPORT_CSV:
-                return report_write_csv(r, r->f);
-        case REPORT_JSON:
-                return report_write_json(r, r->f);
-        default:
-                return report_write_text(r, r->f);
-        }
+void run_stat_add(RunStat *s, double value) {
+        double d = value - s->mean;
+
+        s->n++;
+        s->mean += d / s->n;
+        s->m2 += d * (value - s->mean);
+}
+
+double run_stat_stddev(const RunStat *s) {
+        return s->n > 1 ? sqrt(s->m2 / (s->n - 1)) : 0.0;
 }

@@ -14,18 +14,6 @@
 #include "pmcount.h"
 #include "text-table.h"
 
-void run_stat_add(RunStat *s, double value) {
-        double d = value - s->mean;
-
-        s->n++;
-        s->mean += d / s->n;
-        s->m2 += d * (value - s->mean);
-}
-
-double run_stat_stddev(const RunStat *s) {
-        return s->n > 1 ? sqrt(s->m2 / (s->n - 1)) : 0.0;
-}
-
 void report_add_run(Report *r) {
         r->n_runs++;
         for (int c = 0; c < MAX_COUNTERS; c++)

@@ -81,22 +81,6 @@ static void help(void) {
 
 #define usage_error(...) tool_usage_error("pmcount", __VA_ARGS__)
 
-int pmcount_fail(const char *what, int pm_code) {
-        char where[256];
-
-        /* pm_error adds pmapid's own reason: which rule refused, and what an administrator can change. */
-        snprintf(where, sizeof(where), "pmcount: %s", what);
-        pm_error(where, pm_code);
-        return TOOL_EXIT_OWN;
-}
-
-uint64_t pmcount_now_ns(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 static int parse_id(const char *s, const char *option, pid_t *ret) {
         unsigned v;
 

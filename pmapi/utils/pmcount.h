@@ -125,7 +125,7 @@ void report_csv_value(CsvWriter *w, const char *record, const char *name, const 
 int report_exit_code(const Report *r);
 /* Adds the finished run's data (r->total, r->total_time, r->elapsed_ns) to the statistics. */
 void report_add_run(Report *r);
-/* Writes the report in the chosen format; 0 or -errno. */
+/* Writes the report in the chosen format; 0 or -errno (pmcount-output.c). */
 int report_write(Report *r);
 /* -I: the counts now and their times (pm_get_Tdata*); prints what each event counted since the last
  * line (the first: since counting began), and for how long. JSON: one document per line. */
@@ -144,9 +144,6 @@ int attach_and_count(const Options *o, Report *rep);
 /* What counts cgroup --cgroup while the command runs (pmcount-cgroup.c); 0 or pmcount's exit
  * status when it could not. And the report's lines about the cgroup, in place of the group's. */
 int cgroup_count_command(const Options *o, Report *rep);
-void cgroup_report_text(const Report *r, FILE *f);
-void cgroup_report_csv(const Report *r, CsvWriter *w);
-void cgroup_report_json(const Report *r, JsonWriter *w);
 
 uint64_t pmcount_now_ns(void);
 /* "pmcount: what: pm_strerror(code)"; returns TOOL_EXIT_OWN. */

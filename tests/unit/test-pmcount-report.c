@@ -18,22 +18,6 @@
 #include "csv-read.h"
 #include "pmcount.h"
 
-/* pmcount-cgroup.c's part of the report, which a run without --cgroup never calls. */
-void cgroup_report_text(const Report *r, FILE *f) {
-        (void) r, (void) f;
-        fail();
-}
-
-void cgroup_report_csv(const Report *r, CsvWriter *w) {
-        (void) r, (void) w;
-        fail();
-}
-
-void cgroup_report_json(const Report *r, JsonWriter *w) {
-        (void) r, (void) w;
-        fail();
-}
-
 static char cycles[] = "PM_CYCLES", instructions[] = "PM_INST_CMPL", description[] = "";
 static pm_events_t counter0[] = { { 1, PM_VERIFIED, 'n', cycles, cycles, description } };
 static pm_events_t counter1[] = { { 2, PM_CAVEAT, 'n', instructions, instructions, description } };

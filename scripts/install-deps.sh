@@ -3,7 +3,8 @@
 set -eu
 pkgs="meson ninja-build gcc pkg-config libsystemd-dev libglib2.0-dev libpfm4-dev libcmocka-dev
       dbus-daemon dbus-bin systemd linux-perf util-linux libjson-glib-dev gdb
-      libseccomp-dev clang libclang-rt-14-dev libsmartcols-dev libbpf-dev make"
+      libseccomp-dev clang libclang-rt-14-dev libsmartcols-dev libbpf-dev make
+      debhelper lintian fakeroot dpkg-dev"
 # QEMU and what prepares a Debian kernel to boot in it (tests/guest/: the suite on Debian's own
 # 5.10, 6.1 and 6.12 kernels; an arm64 Cortex-A57 with its PMU, and the cross compiler for it),
 # without recommends.

@@ -67,6 +67,13 @@ if [ "${PMAPI_ARM64_GUEST:-yes}" = yes ]; then
         cat "$build/meson-logs/arm64-guest.txt"
         grep -E '^(not )?ok [0-9]+ - arm64 guest' "$build/meson-logs/arm64-guest.txt" >> "$log" || true
 fi
+# The Debian packages (debian/): built, lintian-clean, installed without systemd, purged
+# (tests/package/check-packages.sh; about 5 minutes). PMAPI_PACKAGES=no leaves them out.
+if [ "${PMAPI_PACKAGES:-yes}" = yes ]; then
+        sh tests/package/check-packages.sh "$build" > "$build/meson-logs/packages.txt" 2>&1 || rc=$?
+        cat "$build/meson-logs/packages.txt"
+        grep -E '^(not )?ok [0-9]+ ' "$build/meson-logs/packages.txt" | grep ' - packages: ' >> "$log" || true
+fi
 if [ "$installed" = yes ]; then
         sh tests/install/test-installed.sh "$build" > "$build/meson-logs/installed.txt" || rc=$?
         cat "$build/meson-logs/installed.txt"

@@ -60,26 +60,25 @@ static int fail(sd_bus_message *m, const CpuScopeBinding *b, sd_bus_error *error
         return b->scope->fail(m, b->manager, error, &t->caller, t->id, r);
 }
 
-int cpu_scope_get_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+/* The context's program, in the reply reply makes (a single set, or the Mx form). */
+static int get_program(sd_bus_message *m, const CpuScopeBinding *b, sd_bus_error *error,
+                       int (*reply)(sd_bus_message *m, const Program *p)) {
         Target t;
         Program p;
-        int r = resolve(m, userdata, error, &t);
+        int r = resolve(m, b, error, &t);
 
         if (r < 0)
                 return r;
         p = system_get_program(t.s);
-        return manager_bus_reply_program(m, &p);
+        return reply(m, &p);
+}
+
+int cpu_scope_get_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return get_program(m, userdata, error, manager_bus_reply_program);
 }
 
 int cpu_scope_get_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Target t;
-        Program p;
-        int r = resolve(m, userdata, error, &t);
-
-        if (r < 0)
-                return r;
-        p = system_get_program(t.s);
-        return manager_bus_reply_program_mx(m, &p);
+        return get_program(m, userdata, error, manager_bus_reply_program_mx);
 }
 
 int cpu_scope_delete_program(sd_bus_message *m, void *userdata, sd_bus_error *error) {

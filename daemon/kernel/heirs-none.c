@@ -55,10 +55,6 @@ bool heirs_births_spent(Heirs *h, pid_t tid) {
         return false;
 }
 
-bool heirs_birth_over(pid_t tid) {
-        return false;
-}
-
 bool heirs_maybe_on_cpu(Heirs *h, pid_t tid) {
         return true;
 }

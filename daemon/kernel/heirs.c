@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -206,21 +205,6 @@ bool heirs_births_spent(Heirs *h, pid_t tid) {
         (void) bpf_map_lookup_elem(h->maps[MAP_BIRTHS], &c.owner, &born);
         (void) bpf_map_lookup_elem(h->maps[MAP_RELEASES], &c.owner, &released);
         return born - released >= cfg.max_births;
-}
-
-bool heirs_birth_over(pid_t tid) {
-        char path[64];
-        unsigned long long runtime, wait, slices = 0;
-        FILE *f;
-
-        (void) snprintf(path, sizeof(path), "/proc/%d/schedstat", (int) tid);
-        f = fopen(path, "re");
-        if (!f)
-                return false;
-        if (fscanf(f, "%llu %llu %llu", &runtime, &wait, &slices) != 3)
-                slices = 0;
-        fclose(f);
-        return slices > 0;
 }
 
 bool heirs_maybe_on_cpu(Heirs *h, pid_t tid) {

@@ -58,10 +58,6 @@ int heirs_reset(Heirs *h, pid_t tid, uint64_t born_ns);
 /* Forgets tid: it is no longer carried or counted here. */
 void heirs_drop(Heirs *h, pid_t tid);
 
-/* Whether task tid's birth is over: it has run (/proc/<tid>/schedstat counts its slices), so the
- * kernel's program at its birth, which runs before it can, is done. False where it cannot tell. */
-bool heirs_birth_over(pid_t tid);
-
 /* A born thread's birth certificate. */
 typedef struct HeirsBirth {
         uint64_t born_ns;               /* CLOCK_MONOTONIC */

@@ -217,15 +217,14 @@ static bool born_at(Manager *m, pid_t tid, pid_t ptid, uint64_t time_ns, HeirsBi
         if (!m->heirs)
                 return false;
         for (;;) {
-                /* First: once the new task has run, its control is what it will be. */
-                bool over = heirs_birth_over(tid);
-
                 if (heirs_born(m->heirs, tid, ret) && ret->born_ns + BORN_SLACK_NS >= time_ns)
                         return true;
-                /* Nothing to wait for where the birth is over, or the creator's owner has no births
-                 * left (a fork bomb). A sleep lasts longer than asked (timer slack): the wait is
-                 * counted in time, not in sleeps (a CI run's bomb kept pmapid 10 s from answering). */
-                if (over || now_monotonic_ns() - start >= BIRTH_WAIT_US * 1000ull || !heirs_carries(m->heirs, ptid) ||
+                /* Nothing to wait for where the creator's owner has no births left (a fork bomb). A
+                 * sleep lasts longer than asked (timer slack): the wait is counted in time, not in
+                 * sleeps (a CI run's bomb kept pmapid 10 s from answering). Not cut short once the
+                 * child has run: attaching a short-lived thread sooner left stale contexts after
+                 * reloads under churn (CI of 653d98a). */
+                if (now_monotonic_ns() - start >= BIRTH_WAIT_US * 1000ull || !heirs_carries(m->heirs, ptid) ||
                     heirs_births_spent(m->heirs, ptid))
                         return false;
                 (void) nanosleep(&pause, NULL);

@@ -257,7 +257,7 @@ static int hand_over_while_blocked(CounterGroup *g, CounterGroup *local, bool en
         if (r < 0)
                 return r;
         if (blocked(g->tid) && thread_switches(g->tid) == before)
-                return 0;
+                return heirs_local_settled(engine, g->tid, g->born_ns);
         /* Its slices since went to its local counts, which its reads take again: nothing lost. */
         r = heirs_unset_local(engine, g->tid, g->born_ns, at);
         return r < 0 ? r : -EBUSY;

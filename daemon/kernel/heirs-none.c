@@ -33,6 +33,10 @@ int heirs_set_local(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t ret_local[8]
         return -EOPNOTSUPP;
 }
 
+int heirs_local_settled(Heirs *h, pid_t tid, uint64_t born_ns) {
+        return -EOPNOTSUPP;
+}
+
 int heirs_unset_local(Heirs *h, pid_t tid, uint64_t born_ns, const uint64_t local[8]) {
         return -EOPNOTSUPP;
 }

@@ -114,7 +114,18 @@ int heirs_set_local(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t ret_local[8]
                 ret_local[i] = n.local_counts[i];
                 c.base[i] -= n.local_counts[i];
         }
-        c.flags |= HEIRS_LOCAL;
+        c.flags |= HEIRS_LOCAL | HEIRS_HANDING;
+        return store_control(h, tid, &c);
+}
+
+int heirs_local_settled(Heirs *h, pid_t tid, uint64_t born_ns) {
+        struct heirs_control c;
+        struct heirs_counts n;
+        int r = lookup_birth(h, tid, born_ns, &c, &n);
+
+        if (r < 0)
+                return r;
+        c.flags &= ~HEIRS_HANDING;
         return store_control(h, tid, &c);
 }
 
@@ -129,7 +140,7 @@ int heirs_unset_local(Heirs *h, pid_t tid, uint64_t born_ns, const uint64_t loca
                 return -EINVAL;
         for (size_t i = 0; i < HEIRS_MAX_EVENTS; i++)
                 c.base[i] += local[i];
-        c.flags &= ~HEIRS_LOCAL;
+        c.flags &= ~(HEIRS_LOCAL | HEIRS_HANDING);
         return store_control(h, tid, &c);
 }
 

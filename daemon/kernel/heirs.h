@@ -50,6 +50,9 @@ int heirs_set_counting(Heirs *h, pid_t tid, bool counting);
  * OpenLocal). ret_local: its local counts at that moment, for heirs_unset_local(). -ESTALE for
  * another thread with that tid, -ENOENT where it is not tracked. */
 int heirs_set_local(Heirs *h, pid_t tid, uint64_t born_ns, uint64_t ret_local[8]);
+/* The handover of heirs_set_local() stands (the thread did not run meanwhile): the kernel stops
+ * adding its slices anywhere, its own counters count it. */
+int heirs_local_settled(Heirs *h, pid_t tid, uint64_t born_ns);
 /* Takes heirs_set_local() back (the thread ran meanwhile): its reads take what the kernel added to
  * its local counts since, and its counts go on growing. */
 int heirs_unset_local(Heirs *h, pid_t tid, uint64_t born_ns, const uint64_t local[8]);

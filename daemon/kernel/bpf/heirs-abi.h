@@ -16,10 +16,13 @@
                                          * born thread's creator's at its birth. A born thread itself
                                          * counts from birth: pmapid drops what it should not have. */
 #define HEIRS_LOCAL     0x10u           /* a born thread that reads itself in process: its own perf
-                                         * counters count it from then on, and the kernel adds its
-                                         * slices to local_counts instead (its counts stay what they
-                                         * were; pmapid reads local_counts where it takes the flag
-                                         * back, having seen the thread run meanwhile); never passed on */
+                                         * counters count it from then on, and the kernel adds no more
+                                         * slices to its counts (they stay what they were); never
+                                         * passed on */
+#define HEIRS_HANDING   0x20u           /* with HEIRS_LOCAL, while pmapid hands the thread over: the
+                                         * kernel adds its slices to local_counts, which pmapid reads
+                                         * where it takes the handover back (the thread ran meanwhile);
+                                         * never passed on */
 
 /* One per tracked thread, keyed by tid: what to count and whether. The kernel only reads it, except
  * when it writes a new thread's at its birth. */

@@ -394,8 +394,8 @@ static __always_inline void own_since(struct heirs_counts *n, struct task_struct
 }
 
 /* The slice ending now on this CPU, of the sources in only, added to the counts n of task c, or to
- * its local counts where flags (c's, read once) say HEIRS_LOCAL; own: the task's own counts since
- * its last slice. */
+ * its local counts while flags (c's, read once) say HEIRS_LOCAL (and HEIRS_HANDING: adds_slice);
+ * own: the task's own counts since its last slice. */
 static __always_inline void add_slice(struct heirs_config *cfg, struct heirs_control *c, __u32 flags,
                                       struct heirs_counts *n, __u32 cpu, __u32 only, const struct own_since *own) {
         struct sums to = { n->counts, &n->enabled_ns, &n->running_ns, &n->read_errors };
@@ -415,6 +415,12 @@ static __always_inline void add_slice(struct heirs_config *cfg, struct heirs_con
 /* c's flags, read once: pmapid may write them meanwhile. */
 static __always_inline __u32 flags_of(struct heirs_control *c) {
         return *(volatile __u32 *) &c->flags;
+}
+
+/* Whether a task with these flags has its slices added: counting, and not reading itself in
+ * process, but while pmapid hands it over (then to its local counts). */
+static __always_inline _Bool adds_slice(__u32 flags) {
+        return (flags & HEIRS_COUNTING) && (!(flags & HEIRS_LOCAL) || (flags & HEIRS_HANDING));
 }
 
 /* Every open source's value now starts the next slice on this CPU. */
@@ -453,7 +459,7 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
                 __u32 flags = flags_of(c);
 
                 own_since(n, prev, &own);
-                if ((flags & HEIRS_COUNTING) && !is_sealed(tid, c))
+                if (adds_slice(flags) && !is_sealed(tid, c))
                         add_slice(cfg, c, flags, n, cpu, only, &own);
                 if (task_dead(prev)) {
                         bpf_probe_read_kernel_str(n->comm, sizeof(n->comm), prev->comm);
@@ -490,7 +496,7 @@ int BPF_PROG(heirs_exec, struct task_struct *task, int old_pid) {
                         __u32 flags = flags_of(c);
 
                         own_since(n, task, &own);
-                        if (flags & HEIRS_COUNTING)
+                        if (adds_slice(flags))
                                 add_slice(cfg, c, flags, n, cpu, slice_sources(cfg, last_tid, tid), &own);
                 }
                 last_tid->tid = (__u32) task->pid;

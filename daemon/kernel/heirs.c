@@ -219,9 +219,7 @@ bool heirs_births_spent(Heirs *h, pid_t tid) {
 }
 
 bool heirs_maybe_on_cpu(Heirs *h, pid_t tid) {
-        struct last_seen {
-                __u32 tid, tgid;
-        } *last = calloc(h->n_cpus, sizeof(*last));
+        struct heirs_last_seen *last = calloc(h->n_cpus, sizeof(*last));
         bool on = true;
 
         if (last && bpf_map_lookup_elem(h->maps[MAP_LAST_NEXT], &(__u32) { 0 }, last) == 0) {

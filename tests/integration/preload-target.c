@@ -18,10 +18,12 @@
  * so with status 124).
  * The kernel's own counts come before the libpmapi line, for a pmapid that counts threads from
  * their birth: "tid NAME TID" for each thread (and pt-child), "kernel-lives NAME[,NAME...] N", the
- * page faults of those threads' whole lives in both modes (getrusage; wait4 for pt-child), and
+ * page faults of those threads' whole lives in both modes (perf's own inherited counter, less the
+ * main thread's; getrusage and wait4 where perf refuses), and
  * "kernel-at-end NAME N", a toucher's own count after its touches (its exit still to come). maps
  * prints "LD_PRELOAD VALUE" and "PMAPI_INHERIT VALUE" ("unset" for none). */
 #include <dlfcn.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,6 +33,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,17 +80,47 @@ static long long faults(int who) {
 /* The faults of the other threads in a stretch of the caller's life: those it creates and joins
  * in it, when no other thread runs then. */
 typedef struct Span {
+        bool perf;
         long long process, own;
 } Span;
 
+/* perf's own count of main and the threads and children it makes from here on (inherit), and each
+ * thread's of itself (opened at its first span: only differences are taken): the reference of perf
+ * stat, whose counts pmcount's must be. -1 where perf refuses (perf_event_paranoid 3 for users):
+ * getrusage's counts then. */
+static int perf_process = -1;
+static __thread int perf_own = -1;
+
+static int open_faults(bool inherit) {
+        struct perf_event_attr a = {
+                .type = PERF_TYPE_SOFTWARE,
+                .size = sizeof(a),
+                .config = PERF_COUNT_SW_PAGE_FAULTS,
+                .inherit = inherit,
+        };
+
+        return (int) syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static long long read_count(int fd) {
+        uint64_t v;
+
+        return read(fd, &v, sizeof(v)) == (ssize_t) sizeof(v) ? (long long) v : -1;
+}
+
 static Span span_begin(void) {
-        return (Span) { faults(RUSAGE_SELF), faults(RUSAGE_THREAD) };
+        if (perf_process >= 0 && perf_own < 0)
+                perf_own = open_faults(false);
+        if (perf_process >= 0 && perf_own >= 0)
+                return (Span) { true, read_count(perf_process), read_count(perf_own) };
+        return (Span) { false, faults(RUSAGE_SELF), faults(RUSAGE_THREAD) };
 }
 
 static long long span_others(const Span *s) {
-        long long own = faults(RUSAGE_THREAD);
+        long long own = s->perf ? read_count(perf_own) : faults(RUSAGE_THREAD);
+        long long process = s->perf ? read_count(perf_process) : faults(RUSAGE_SELF);
 
-        return faults(RUSAGE_SELF) - s->process - (own - s->own);
+        return process - s->process - (own - s->own);
 }
 
 /* Maps n fresh pages (no huge pages) and writes one byte to each: n page faults. */
@@ -130,6 +163,7 @@ static int spawn(pthread_t *t, const char *name) {
  * in. */
 static int warm_up(void) {
         memset(&records, 0, sizeof(records));
+        perf_process = open_faults(true);
         if (gettid() <= 0 || faults(RUSAGE_SELF) < 0 || faults(RUSAGE_THREAD) < 0)
                 return -1;
         return touch(1);
@@ -239,12 +273,14 @@ static int run_threads(void) {
 
 static int run_fork(void) {
         struct rusage ru;
+        Span s;
         int status;
         pid_t pid;
 
         if (warm_up() < 0)
                 return 1;
         (void) fflush(NULL);
+        s = span_begin();
         pid = fork();
         if (pid < 0)
                 return 1;
@@ -255,7 +291,7 @@ static int run_fork(void) {
         if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
                 return 1;
         record("tid", "pt-child", pid);
-        record("kernel-lives", "pt-child", ru.ru_minflt + ru.ru_majflt);
+        record("kernel-lives", "pt-child", s.perf ? span_others(&s) : ru.ru_minflt + ru.ru_majflt);
         print_records();
         print_libpmapi();
         return 0;

@@ -10,7 +10,7 @@
  * without it the module says so once and the program runs on libc's calls.
  * Where pmapid inherits inside the kernel (its KernelInheritance), pmcount preloads nothing and
  * marks nothing: the command maps neither the module nor libpmapi, and each of the same threads and
- * children is born counting, its row exactly what the kernel counted of its life (getrusage, both
+ * children is born counting, its row exactly what the kernel counted of its life (perf's, both
  * modes: pmcount -k), none attached late. The module itself is still what a pmapid without BPF
  * relies on: the last two tests run it without pmcount. */
 #include <fcntl.h>

@@ -76,6 +76,17 @@ struct heirs_config {
                                          * (MaxContextsPerUser): the births map less the releases map */
 };
 
+/* The one element of the per-CPU last_next map, written by the kernel at each switch it shows: the
+ * task it brought in, and that task's fault counts then. A slice that ends at a switch of another
+ * task went unseen in between. pmapid reads tid; a test writes it. */
+struct heirs_last_seen {
+        __u32 tid;
+        __u32 tgid;
+        __u64 task;                     /* its task_struct (0: none noted) */
+        __u64 min_flt;
+        __u64 maj_flt;
+};
+
 /* What a source counts: the perf_event_attr fields that name an event and its modes (in_use 0: free). */
 struct heirs_source {
         __u64 config;

@@ -7,10 +7,11 @@
  *   slice of the task leaving it, added to its counts while its control says counting. A slice is
  *   measured from the last switch the tracepoint showed on the CPU, not from the task's own arrival.
  *   The tracepoint misses some switches (on the VM this was built on, every switch away from its
- *   PID 1's threads): such a slice then takes the task's own clocks and page faults since its last
- *   slice (the scheduler's runtime, what CLOCK_THREAD_CPUTIME_ID reads; its min_flt and maj_flt,
- *   what getrusage reads), not what the CPU counted since the last switch seen, which may hold the
- *   unseen task's; of its other events only those the idle task cannot count (user-mode events);
+ *   PID 1's threads): such a slice then takes the task's own clock since its last slice (the
+ *   scheduler's runtime, what CLOCK_THREAD_CPUTIME_ID reads), not what the CPU counted since the
+ *   last switch seen, which may hold the unseen task's; its page faults, the CPU's count less those
+ *   of the task that switch brought in (unseen_faults); of its other events only those the idle
+ *   task cannot count (user-mode events);
  * - an exec that makes the task non-dumpable (a set-id or file-capability program, an unreadable
  *   one) seals it, by the kernel's own rule for perf's counters (begin_new_exec() calls
  *   perf_event_exit_task() when get_dumpable() is not SUID_DUMP_USER): its slice so far is added,
@@ -132,17 +133,13 @@ struct {
         __type(value, struct bpf_perf_event_value);
 } starts SEC(".maps");
 
-/* Per CPU: the task the last switch seen on that CPU brought in, and its process. */
-struct last_seen {
-        __u32 tid;
-        __u32 tgid;
-};
+/* Per CPU: the task the last switch seen on that CPU brought in (struct heirs_last_seen). */
 
 struct {
         __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
         __uint(max_entries, 1);
         __type(key, __u32);
-        __type(value, struct last_seen);
+        __type(value, struct heirs_last_seen);
 } last_next SEC(".maps");
 
 struct {
@@ -288,11 +285,15 @@ static __always_inline long read_source(__u32 src, __u32 cpu, __u32 ncpu, __u32 
 }
 
 /* What the task itself says it did since its last slice: the scheduler's runtime, and its minor
- * and major faults (getrusage's). */
+ * and major faults (getrusage's); and, for a slice that is not known, the faults of the task the
+ * last switch seen brought in, since then (others: 0 where it cannot be read). */
 struct own_since {
         __u64 ran;
         __u64 min_flt;
         __u64 maj_flt;
+        _Bool others;
+        __u64 others_min_flt;
+        __u64 others_maj_flt;
 };
 
 /* Task c's own count since its last slice of source src, for a slice that is not known (a switch
@@ -317,22 +318,41 @@ struct sums {
         __u32 *read_errors;
 };
 
+/* The count of a page-fault source in a slice that is not known, of a task whose own count since its
+ * last slice is a: the CPU's count d less what the task the last switch seen brought in faulted
+ * since (its own count, o), kept within one of a. perf counts a fault as it starts
+ * (PERF_COUNT_SW_PAGE_FAULTS), the task's min_flt and maj_flt as it ends, and a fault may sleep in
+ * between (on mmap_lock, say): a alone misses one started in this slice and ended later, or takes
+ * one again that an earlier slice counted as it started. d - o holds neither error; it errs where
+ * the other task had a fault in flight, or an unseen third task faulted: one at most. */
+static __always_inline __u64 unseen_faults(__u64 d, __u64 a, __u64 o) {
+        __u64 v = d >= o ? d - o : 0;
+
+        if (v + 1 < a)
+                v = a - 1;
+        if (v > a + 1)
+                v = a + 1;
+        return v <= d ? v : d;
+}
+
 /* Event i of task c's slice: its source's value now less that at the last switch on this CPU. A
  * source opened since that switch has no value there yet: the slice adds nothing for it. A source
- * not in only (the slice is not known) adds the task's own count since its last slice; for faults
- * in user mode only, the lesser of that (which holds its faults in kernel mode too) and the CPU's
- * count (which may hold another task's): both are at least what it faulted in user mode, and
- * either is exact where the other task did not fault or it did not fault in kernel mode. */
+ * not in only (the slice is not known) adds the task's own count since its last slice, but for page
+ * faults where the other task's can be read (unseen_faults); for faults in user mode only, the
+ * lesser of the task's own (which holds its faults in kernel mode too) and the CPU's count (which
+ * may hold another task's): both are at least what it faulted in user mode, and either is exact
+ * where the other task did not fault or it did not fault in kernel mode. */
 static __always_inline void slice_add_event(struct heirs_config *cfg, struct heirs_control *c, struct sums *to,
                                             __u32 i, __u32 cpu, __u32 only, const struct own_since *own) {
         struct bpf_perf_event_value now, *last;
         __u32 src = c->sources[i & (HEIRS_MAX_EVENTS - 1)], ncpu = cfg->n_cpus, clocks = cfg->clocks;
         _Bool known = only >> src & 1;
+        _Bool fault = (cfg->faults_min | cfg->faults_maj) >> src & 1;
         __u64 d;
 
         if (src >= HEIRS_MAX_SOURCES)
                 return;
-        if (!known && !(cfg->faults_user >> src & 1)) {
+        if (!known && !(cfg->faults_user >> src & 1) && !(fault && own->others)) {
                 to->counts[i & (HEIRS_MAX_EVENTS - 1)] += own_count(cfg, src, own);
                 if (i == 0 && ((clocks | cfg->faults_min | cfg->faults_maj) >> src & 1)) {
                         *to->enabled_ns += own->ran;
@@ -348,7 +368,15 @@ static __always_inline void slice_add_event(struct heirs_config *cfg, struct hei
                 return;
         }
         d = now.counter >= last->counter ? now.counter - last->counter : 0;
-        if (!known && own_count(cfg, src, own) < d)
+        if (!known && !(cfg->faults_user >> src & 1)) {
+                __u64 o = 0;
+
+                if (cfg->faults_min >> src & 1)
+                        o += own->others_min_flt;
+                if (cfg->faults_maj >> src & 1)
+                        o += own->others_maj_flt;
+                d = unseen_faults(d, own_count(cfg, src, own), o);
+        } else if (!known && own_count(cfg, src, own) < d)
                 d = own_count(cfg, src, own);
         to->counts[i & (HEIRS_MAX_EVENTS - 1)] += d;
         if (i == 0 && now.enabled >= last->enabled && now.running >= last->running) {
@@ -359,7 +387,7 @@ static __always_inline void slice_add_event(struct heirs_config *cfg, struct hei
 
 /* The sources a slice ending now on this CPU may take, where the task leaving is tid: all, unless
  * a switch went unseen since the last one seen (that one brought another task in). */
-static __always_inline __u32 slice_sources(struct heirs_config *cfg, struct last_seen *last, __u32 tid) {
+static __always_inline __u32 slice_sources(struct heirs_config *cfg, struct heirs_last_seen *last, __u32 tid) {
         struct heirs_control *carrier;
         __u32 only;
 
@@ -391,6 +419,35 @@ static __always_inline void own_since(struct heirs_counts *n, struct task_struct
         own->ran = since(&n->runtime_ns, BPF_CORE_READ(t, se.sum_exec_runtime));
         own->min_flt = since(&n->min_flt, BPF_CORE_READ(t, min_flt));
         own->maj_flt = since(&n->maj_flt, BPF_CORE_READ(t, maj_flt));
+        own->others = 0;
+        own->others_min_flt = own->others_maj_flt = 0;
+}
+
+/* For a slice that is not known (only is not all): the faults since of the task the last switch
+ * seen brought in, read through the pointer noted then where it still names that task (a task that
+ * exited since may have left it to another). */
+static __always_inline void others_since(struct heirs_last_seen *last, __u32 only, struct own_since *own) {
+        struct task_struct *t = (struct task_struct *) last->task;
+        __u64 min_flt, maj_flt;
+
+        if (only == 0xffffffff || !t || (__u32) BPF_CORE_READ(t, pid) != last->tid)
+                return;
+        min_flt = BPF_CORE_READ(t, min_flt);
+        maj_flt = BPF_CORE_READ(t, maj_flt);
+        if (min_flt < last->min_flt || maj_flt < last->maj_flt)
+                return;
+        own->others = 1;
+        own->others_min_flt = min_flt - last->min_flt;
+        own->others_maj_flt = maj_flt - last->maj_flt;
+}
+
+/* Notes t as the task the last switch seen on this CPU brought in. */
+static __always_inline void note_next(struct heirs_last_seen *last, struct task_struct *t) {
+        last->task = (__u64) t;
+        last->min_flt = BPF_CORE_READ(t, min_flt);
+        last->maj_flt = BPF_CORE_READ(t, maj_flt);
+        last->tgid = (__u32) t->tgid;
+        last->tid = (__u32) t->pid;
 }
 
 /* The slice ending now on this CPU, of the sources in only, added to the counts n of task c, or to
@@ -443,7 +500,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next) {
         __u32 zero = 0, cpu = bpf_get_smp_processor_id(), tid = (__u32) prev->pid;
         struct heirs_config *cfg = bpf_map_lookup_elem(&config, &zero);
-        struct last_seen *last_tid = bpf_map_lookup_elem(&last_next, &zero);
+        struct heirs_last_seen *last_tid = bpf_map_lookup_elem(&last_next, &zero);
         struct heirs_control *c;
         struct heirs_counts *n;
         __u32 only;
@@ -459,6 +516,7 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
                 __u32 flags = flags_of(c);
 
                 own_since(n, prev, &own);
+                others_since(last_tid, only, &own);
                 if (adds_slice(flags) && !is_sealed(tid, c))
                         add_slice(cfg, c, flags, n, cpu, only, &own);
                 if (task_dead(prev)) {
@@ -468,8 +526,7 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
         }
         restart_slice(cfg, cpu);
         /* last: pmapid takes a task no CPU's note names for one whose last slice is added */
-        last_tid->tid = (__u32) next->pid;
-        last_tid->tgid = (__u32) next->tgid;
+        note_next(last_tid, next);
         return 0;
 }
 
@@ -481,7 +538,7 @@ int BPF_PROG(heirs_exec, struct task_struct *task, int old_pid) {
         __u32 zero = 0, cpu = bpf_get_smp_processor_id(), tid = (__u32) old_pid;
         struct heirs_control *c = bpf_map_lookup_elem(&controls, &tid);
         struct heirs_config *cfg;
-        struct last_seen *last_tid;
+        struct heirs_last_seen *last_tid;
         struct heirs_counts *n;
         __u64 born;
 
@@ -495,12 +552,14 @@ int BPF_PROG(heirs_exec, struct task_struct *task, int old_pid) {
                         struct own_since own;
                         __u32 flags = flags_of(c);
 
+                        __u32 only = slice_sources(cfg, last_tid, tid);
+
                         own_since(n, task, &own);
+                        others_since(last_tid, only, &own);
                         if (adds_slice(flags))
-                                add_slice(cfg, c, flags, n, cpu, slice_sources(cfg, last_tid, tid), &own);
+                                add_slice(cfg, c, flags, n, cpu, only, &own);
                 }
-                last_tid->tid = (__u32) task->pid;
-                last_tid->tgid = (__u32) task->tgid;
+                note_next(last_tid, task);
                 restart_slice(cfg, cpu);
         }
         born = c->born_ns;

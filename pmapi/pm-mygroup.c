@@ -4,13 +4,13 @@
 #include "inherit.h"
 #include "local.h"
 #include "pmapi.h"
-#include "reply.h"
+#include "scope.h"
 
 int pm_set_program_mygroup(pm_prog_t *prog) {
         int r;
 
         local_drop();                   /* a member reads over the bus */
-        r = call_set_program("SetGroupProgram", target_self(), prog);
+        r = scope_set_program(&scope_group, target_self(), prog);
 
         if (r == 0) {
                 bool inherits = !(prog->mode.w & PM_NO_INHERIT);
@@ -21,14 +21,14 @@ int pm_set_program_mygroup(pm_prog_t *prog) {
 }
 
 int pm_get_program_mygroup(pm_prog_t *prog) {
-        return call_get_program("GetGroupProgram", target_self(), prog);
+        return scope_get_program(&scope_group, target_self(), prog);
 }
 
 int pm_delete_program_mygroup(void) {
         int r;
 
         local_drop();
-        r = call_simple("DeleteGroupProgram", target_self());
+        r = scope_delete_program(&scope_group, target_self());
 
         if (r == 0) {
                 inherit_note_thread(false);
@@ -38,33 +38,31 @@ int pm_delete_program_mygroup(void) {
 }
 
 int pm_tstart_mygroup(timebasestruct_t *time) {
-        return time ? call_switch("StartGroup", target_self(), time) : PM_EFAULT;
+        return scope_tswitch(&scope_group, target_self(), true, time);
 }
 
 int pm_start_mygroup(void) {
-        return call_switch("StartGroup", target_self(), NULL);
+        return scope_switch(&scope_group, target_self(), true, NULL);
 }
 
 int pm_tstop_mygroup(timebasestruct_t *time) {
-        return time ? call_switch("StopGroup", target_self(), time) : PM_EFAULT;
+        return scope_tswitch(&scope_group, target_self(), false, time);
 }
 
 int pm_stop_mygroup(void) {
-        return call_switch("StopGroup", target_self(), NULL);
+        return scope_switch(&scope_group, target_self(), false, NULL);
 }
 
 int pm_reset_data_mygroup(void) {
-        return call_simple("ResetGroupData", target_self());
+        return scope_reset_data(&scope_group, target_self());
 }
 
 int pm_get_tdata_mygroup(pm_data_t *data, timebasestruct_t *time) {
-        return call_get_data("GetGroupData", target_self(), /* group= */ true, data, time, NULL, NULL);
+        return scope_get_data(&scope_group, target_self(), data, time, NULL);
 }
 
 int pm_get_Tdata_mygroup(pm_data_t *data, pm_accu_time_t *times) {
-        if (!times)
-                return PM_EFAULT;
-        return call_get_data("GetGroupData", target_self(), /* group= */ true, data, NULL, times, NULL);
+        return scope_get_Tdata(&scope_group, target_self(), data, times, NULL);
 }
 
 int pm_get_data_mygroup(pm_data_t *data) {

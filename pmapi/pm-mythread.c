@@ -4,13 +4,13 @@
 #include "inherit.h"
 #include "local.h"
 #include "pmapi.h"
-#include "reply.h"
+#include "scope.h"
 
 int pm_set_program_mythread(pm_prog_t *prog) {
         int r;
 
         local_drop();
-        r = call_set_program("SetProgram", target_self(), prog);
+        r = scope_set_program(&scope_thread, target_self(), prog);
 
         if (r == 0)
                 inherit_note_thread(!(prog->mode.w & PM_NO_INHERIT));
@@ -18,14 +18,14 @@ int pm_set_program_mythread(pm_prog_t *prog) {
 }
 
 int pm_get_program_mythread(pm_prog_t *prog) {
-        return call_get_program("GetProgram", target_self(), prog);
+        return scope_get_program(&scope_thread, target_self(), prog);
 }
 
 int pm_delete_program_mythread(void) {
         int r;
 
         local_drop();
-        r = call_simple("DeleteProgram", target_self());
+        r = scope_delete_program(&scope_thread, target_self());
 
         if (r == 0)
                 inherit_note_thread(false);
@@ -34,7 +34,7 @@ int pm_delete_program_mythread(void) {
 
 /* In process where the thread holds its counters (local.h), else through pmapid. */
 static int switch_mythread(bool on, timebasestruct_t *time) {
-        return local_switch(on, time) == 0 ? 0 : call_switch(on ? "Start" : "Stop", target_self(), time);
+        return local_switch(on, time) == 0 ? 0 : scope_switch(&scope_thread, target_self(), on, time);
 }
 
 int pm_tstart_mythread(timebasestruct_t *time) {
@@ -54,7 +54,7 @@ int pm_stop_mythread(void) {
 }
 
 int pm_reset_data_mythread(void) {
-        return local_reset() == 0 ? 0 : call_simple("ResetData", target_self());
+        return local_reset() == 0 ? 0 : scope_reset_data(&scope_thread, target_self());
 }
 
 int pm_get_tdata_mythread(pm_data_t *data, timebasestruct_t *time) {
@@ -63,7 +63,7 @@ int pm_get_tdata_mythread(pm_data_t *data, timebasestruct_t *time) {
 
         if (data && local_read(data, time, NULL) == 0)
                 return 0;
-        r = call_get_data("GetData", target_self(), /* group= */ false, data, time, NULL, &local);
+        r = scope_get_data(&scope_thread, target_self(), data, time, &local);
         if (r == 0 && local)
                 local_try_open();
         return r;
@@ -74,11 +74,9 @@ int pm_get_Tdata_mythread(pm_data_t *data, pm_accu_time_t *times) {
         bool local = false;
         int r;
 
-        if (!times)
-                return PM_EFAULT;
-        if (data && local_read(data, NULL, times) == 0)
+        if (times && data && local_read(data, NULL, times) == 0)
                 return 0;
-        r = call_get_data("GetData", target_self(), /* group= */ false, data, NULL, times, &local);
+        r = scope_get_Tdata(&scope_thread, target_self(), data, times, &local);
         if (r == 0 && local)
                 local_try_open();
         return r;

@@ -151,7 +151,7 @@ int cpu_scope_get_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error
         r = set_source_read_all(&(SetSource) { set_source_read_system, t.s, 0 }, t.s->n_sets, v);
         if (r < 0)
                 return fail(m, userdata, error, &t, r);
-        return manager_bus_reply_sets(m, &t.s->program, v, system_longest_enabled(t.s), NULL);
+        return manager_bus_reply_sets(m, &t.s->program, v, system_longest_enabled(t.s), NULL, NULL);
 }
 
 /* The context, and the CPU its (id, logical) arguments name, after the target's. */
@@ -195,7 +195,7 @@ int cpu_scope_get_cpu_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *e
         r = set_source_read_all(&(SetSource) { set_source_read_system_cpu, t.s, cpu }, t.s->n_sets, v);
         if (r < 0)
                 return fail(m, userdata, error, &t, r);
-        return manager_bus_reply_sets(m, &t.s->program, v, manager_bus_longest_enabled(v, t.s->n_sets), NULL);
+        return manager_bus_reply_sets(m, &t.s->program, v, manager_bus_longest_enabled(v, t.s->n_sets), NULL, NULL);
 }
 
 int cpu_scopes_register(Manager *manager, sd_bus *bus) {

@@ -130,45 +130,6 @@ int manager_bus_check_sets(Manager *manager, sd_bus_error *error, const Program 
         return pe == PROGRAM_OK ? 0 : bus_error_program(error, pe, 0);
 }
 
-int manager_bus_set_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read) {
-        Manager *manager = userdata;
-        Program program;
-        BusTarget t;
-        int counter = -1;
-        ProgramError pe;
-        int r;
-
-        r = manager_bus_read_target(m, manager, error, &t);
-        if (r < 0)
-                return r;
-        r = read(m, error, &program);
-        if (r >= 0)
-                r = manager_bus_check_sets(manager, error, &program);
-        if (r < 0)
-                return r;
-        pe = program_check_thread(&program, manager->events, &counter);
-        if (pe != PROGRAM_OK)
-                return bus_error_program(error, pe, counter);
-        r = manager_set_program(manager, &t.caller, t.pid, t.tid, &program, &t.refusal);
-        if (r < 0)
-                return manager_bus_fail(m, manager, error, r, &t);
-        return sd_bus_reply_method_return(m, NULL);
-}
-
-int manager_bus_message_context(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret_target,
-                                Context **ret) {
-        int r;
-
-        r = manager_bus_read_target(m, manager, error, ret_target);
-        if (r < 0)
-                return r;
-        r = manager_get_thread(manager, &ret_target->caller, ret_target->pid, ret_target->tid, ret,
-                               &ret_target->refusal);
-        if (r < 0)
-                return manager_bus_fail(m, manager, error, r, ret_target);
-        return 0;
-}
-
 /* Whether OpenLocal would hand c to the caller of t (manager-dbus-local.c says why these). */
 bool manager_bus_local_allowed(const BusTarget *t, const Context *c) {
         return t->pid == t->caller.pid && c->owner_uid == t->caller.euid && !c->group &&

@@ -1,10 +1,9 @@
-/* manager-dbus-mx.c: the Manager's multiplexing methods (AIX's _mx and _mm calls) in the thread,
- * group, system and cgroup scopes. A program is (slice_ms, multi_mode, a(mode, events) sets); data are one
- * (raw counts, enabled, running) per set, then the time stamp, the scope's extras, and the rounds
- * AIX reports: the enabled time over slice * sets (the kernel, not a timer here, rotates the sets
- * that do not fit on the PMU; software events all fit and every set counts all the time). */
-#include <stdarg.h>
-
+/* manager-dbus-mx.c: what the Manager's multiplexing methods (AIX's _mx and _mm calls) of every
+ * scope read and reply (thread-scope.c and cpu-scope.c make the methods). A program is (slice_ms,
+ * multi_mode, a(mode, events) sets); data are one (raw counts, enabled, running) per set, then the
+ * time stamp, the scope's extras, and the rounds AIX reports: the enabled time over slice * sets
+ * (the kernel, not a timer here, rotates the sets that do not fit on the PMU; software events all
+ * fit and every set counts all the time). */
 #include "bus-errors.h"
 #include "clock.h"
 #include "macro.h"
@@ -88,10 +87,9 @@ uint64_t manager_bus_longest_enabled(const AcctVector *v, size_t n_sets) {
 }
 
 int manager_bus_reply_sets(sd_bus_message *m, const Program *p, const AcctVector *v, uint64_t enabled_ns,
-                      const char *extra, ...) {
+                           BusAppend extra, const void *userdata) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         size_t n_sets = program_n_sets(p);
-        va_list ap;
         int r;
 
         r = sd_bus_message_new_method_return(m, &reply);
@@ -110,93 +108,11 @@ int manager_bus_reply_sets(sd_bus_message *m, const Program *p, const AcctVector
                 r = sd_bus_message_close_container(reply);
         if (r >= 0)
                 r = sd_bus_message_append(reply, "t", now_monotonic_ns());
-        if (r >= 0 && extra) {
-                va_start(ap, extra);
-                r = sd_bus_message_appendv(reply, extra, ap);
-                va_end(ap);
-        }
+        if (r >= 0 && extra)
+                r = extra(reply, userdata);
         if (r >= 0)
                 r = sd_bus_message_append(reply, "u", program_rounds(p, enabled_ns));
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
-}
-
-/* The thread scope. */
-
-int method_set_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return manager_bus_set_program(m, userdata, error, manager_bus_read_program_mx);
-}
-
-int method_get_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusTarget t;
-        Context *c;
-        Program p;
-        int r;
-
-        r = manager_bus_message_context(m, userdata, error, &t, &c);
-        if (r < 0)
-                return r;
-        p = context_get_program(c);
-        return manager_bus_reply_program_mx(m, &p);
-}
-
-int method_get_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        AcctVector v[PM_MX_MAX_SETS];
-        BusTarget t;
-        Context *c;
-        int r;
-
-        r = manager_bus_message_context(m, userdata, error, &t, &c);
-        if (r < 0)
-                return r;
-        r = manager_check_read(userdata, &t.caller, c->program, c->owner_uid);
-        if (r >= 0)
-                r = set_source_read_all(&(SetSource) { set_source_read_context, c, 0 }, context_n_sets(c), v);
-        if (r < 0)
-                return manager_bus_fail(m, userdata, error, r, &t);
-        return manager_bus_reply_sets(m, c->program, v, manager_bus_longest_enabled(v, context_n_sets(c)), NULL);
-}
-
-/* The group scope. */
-
-int method_set_group_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return manager_bus_set_group_program(m, userdata, error, manager_bus_read_program_mx);
-}
-
-int method_get_group_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        BusTarget t;
-        Context *c;
-        Group *g;
-        Program p;
-        int r;
-
-        r = manager_bus_message_group(m, userdata, error, &t, &c, &g);
-        if (r < 0)
-                return r;
-        p = group_get_program(g);
-        return manager_bus_reply_program_mx(m, &p);
-}
-
-int method_get_group_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        Manager *manager = userdata;
-        AcctVector v[PM_MX_MAX_SETS];
-        BusTarget t;
-        Context *c;
-        Group *g;
-        int r;
-
-        /* Threads created outside libpmapi just before this call are members by now. */
-        if (manager->fork_watch)
-                fork_watch_flush(manager->fork_watch);
-        r = manager_bus_message_group(m, userdata, error, &t, &c, &g);
-        if (r < 0)
-                return r;
-        r = manager_check_read(manager, &t.caller, &g->program, g->owner_uid);
-        if (r >= 0)
-                r = set_source_read_all(&(SetSource) { set_source_read_group, g, 0 }, group_n_sets(g), v);
-        if (r < 0)
-                return manager_bus_fail(m, manager, error, r, &t);
-        return manager_bus_reply_sets(m, &g->program, v, group_longest_enabled(g), "iu", (int32_t) g->n_members,
-                          (uint32_t) group_info_flags(g));
 }

@@ -1,5 +1,7 @@
-/* manager-dbus.h: the org.pmapi.PerfMon1.Manager interface on /org/pmapi/PerfMon1. Its vtable is in
- * manager-dbus.c; the group-scope handlers are in manager-dbus-group.c. */
+/* manager-dbus.h: the org.pmapi.PerfMon1.Manager interface on /org/pmapi/PerfMon1: what its
+ * handlers share (manager-call.c), and the handlers outside the scopes' tables. Its vtables: the
+ * catalog, lists and Inherit in manager-dbus.c, the properties in manager-dbus-properties.c, the
+ * thread and group scopes' (thread-scope.h) and the system and cgroup scopes' (cpu-scope.h). */
 #pragma once
 
 #include "manager.h"
@@ -33,32 +35,18 @@ int manager_bus_reply_program_mx(sd_bus_message *m, const Program *p);
 /* The longest time a set of one target (a thread, a CPU) was enabled: what AIX's rounds are counted
  * over. A group's or a system context's vectors are sums over targets: their scopes say it. */
 uint64_t manager_bus_longest_enabled(const AcctVector *v, size_t n_sets);
-/* Replies (a(data, enabled, running), timestamp, [extra as signature and values], rounds), the
- * rounds over enabled_ns. */
+/* Appends a reply's values of a scope's own (userdata: what the scope says). */
+typedef int (*BusAppend)(sd_bus_message *reply, const void *userdata);
+/* Replies (a(data, enabled, running), timestamp, [what extra appends], rounds), the rounds over
+ * enabled_ns. */
 int manager_bus_reply_sets(sd_bus_message *m, const Program *p, const AcctVector *v, uint64_t enabled_ns,
-                           const char *extra, ...);
+                           BusAppend extra, const void *userdata);
+/* Reads a program's arguments: the single set's (manager_bus_read_program) or the Mx form's. */
 typedef int (*BusProgramReader)(sd_bus_message *m, sd_bus_error *error, Program *ret);
-/* SetProgram, SetGroupProgram and SetSystemProgram with their program read by read: the checks of
- * the program's shape (sets, slice), of each set in the scope, then the scope's set. */
-int manager_bus_set_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read);
-int manager_bus_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read);
-int manager_bus_set_system_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read);
-/* The checks above before the scope's: a D-Bus error and a negative value if the shape is wrong. */
+/* The checks of a program's shape (sets, slice) before the scope's: a D-Bus error and a negative
+ * value if it is wrong. */
 int manager_bus_check_sets(Manager *manager, sd_bus_error *error, const Program *p);
-/* The context, or group, of the thread named by the (pid, tid) arguments if the caller may act on
- * it; the caller's system context. Each sets a D-Bus error otherwise. */
-int manager_bus_message_context(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret_target,
-                                Context **ret);
-int manager_bus_message_group(sd_bus_message *m, Manager *manager, sd_bus_error *error, BusTarget *ret_target,
-                              Context **ret_context, Group **ret_group);
-int manager_bus_message_system(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret);
-/* The system scope's D-Bus error for the core's r. */
-int manager_bus_system_error(sd_bus_error *error, Manager *manager, int r);
-/* The cgroup scope's (manager-dbus-cgroup.c): SetCgroupProgram with its program read by read, the
- * caller's context on the cgroup the message's first argument names, and the D-Bus error of r. */
-int manager_bus_set_cgroup_program(sd_bus_message *m, void *userdata, sd_bus_error *error, BusProgramReader read);
-int manager_bus_message_cgroup(sd_bus_message *m, Manager *manager, sd_bus_error *error, SystemContext **ret);
-int manager_bus_cgroup_error(sd_bus_error *error, uint64_t id, int r);
+/* Replies (mode, events). */
 int manager_bus_reply_program(sd_bus_message *m, const Program *p);
 /* Appends a data reply's last two values: the time the counters were enabled and ran (ns). */
 int manager_bus_append_times(sd_bus_message *reply, const AcctVector accu);
@@ -72,21 +60,6 @@ int manager_bus_reply_data(sd_bus_message *m, const AcctVector accu, const unsig
 int method_get_events(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_groups(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int method_get_metrics(sd_bus_message *m, void *userdata, sd_bus_error *error);
-/* The group scope (manager-dbus-group.c). */
-int method_set_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_delete_group_program(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_start_group(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_stop_group(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_reset_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_group_data(sd_bus_message *m, void *userdata, sd_bus_error *error);
-/* Multiplexing: every scope's Mx methods (manager-dbus-mx.c). */
-int method_set_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_set_group_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_group_program_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
-int method_get_group_data_mx(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* manager-dbus-cgroup.c */
 int method_list_cgroups(sd_bus_message *m, void *userdata, sd_bus_error *error);
 /* The rows of a group's members (manager-dbus-members.c). */

@@ -3,47 +3,46 @@
 #include "bus.h"
 #include "catalog.h"
 #include "reply.h"
+#include "scope.h"
 
 int pm_set_program(pm_prog_t *prog) {
-        return call_set_program("SetSystemProgram", target_none(), prog);
+        return scope_set_program(&scope_system, target_none(), prog);
 }
 
 int pm_get_program(pm_prog_t *prog) {
-        return call_get_program("GetSystemProgram", target_none(), prog);
+        return scope_get_program(&scope_system, target_none(), prog);
 }
 
 int pm_delete_program(void) {
-        return call_simple("DeleteSystemProgram", target_none());
+        return scope_delete_program(&scope_system, target_none());
 }
 
 int pm_tstart(timebasestruct_t *time) {
-        return time ? call_switch("StartSystem", target_none(), time) : PM_EFAULT;
+        return scope_tswitch(&scope_system, target_none(), true, time);
 }
 
 int pm_start(void) {
-        return call_switch("StartSystem", target_none(), NULL);
+        return scope_switch(&scope_system, target_none(), true, NULL);
 }
 
 int pm_tstop(timebasestruct_t *time) {
-        return time ? call_switch("StopSystem", target_none(), time) : PM_EFAULT;
+        return scope_tswitch(&scope_system, target_none(), false, time);
 }
 
 int pm_stop(void) {
-        return call_switch("StopSystem", target_none(), NULL);
+        return scope_switch(&scope_system, target_none(), false, NULL);
 }
 
 int pm_reset_data(void) {
-        return call_simple("ResetSystemData", target_none());
+        return scope_reset_data(&scope_system, target_none());
 }
 
 int pm_get_tdata(pm_data_t *data, timebasestruct_t *time) {
-        return call_get_data("GetSystemData", target_none(), /* group= */ false, data, time, NULL, NULL);
+        return scope_get_data(&scope_system, target_none(), data, time, NULL);
 }
 
 int pm_get_Tdata(pm_data_t *data, pm_accu_time_t *times) {
-        if (!times)
-                return PM_EFAULT;
-        return call_get_data("GetSystemData", target_none(), /* group= */ false, data, NULL, times, NULL);
+        return scope_get_Tdata(&scope_system, target_none(), data, times, NULL);
 }
 
 int pm_get_data(pm_data_t *data) {

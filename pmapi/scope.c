@@ -22,6 +22,18 @@ const Scope scope_group = {
         .group = true,
 };
 
+/* pm_set_program(3)'s: one context per CPU, owned by the calling process; the calls name no thread
+ * (target_none()). */
+const Scope scope_system = {
+        .set_program = "SetSystemProgram",
+        .get_program = "GetSystemProgram",
+        .delete_program = "DeleteSystemProgram",
+        .start = "StartSystem",
+        .stop = "StopSystem",
+        .reset_data = "ResetSystemData",
+        .get_data = "GetSystemData",
+};
+
 int scope_set_program(const Scope *s, CallTarget t, const pm_prog_t *prog) {
         return call_set_program(s->set_program, t, prog);
 }

@@ -1,8 +1,10 @@
-/* scope.h: what the thread scope (_mythread, _thread, _pthread) and the group scope (_mygroup,
- * _group, _pgroup) differ in on the library's side: the Manager's methods each call is sent as, and
- * the shape of the data reply. The calls are made once from a Scope (scope.c); pm-target.c makes
- * the third-party calls of both scopes from one list, pm-mythread.c and pm-mygroup.c the first-party
- * ones (they also keep the in-process state: local reads, inheritance). */
+/* scope.h: what the thread scope (_mythread, _thread, _pthread), the group scope (_mygroup, _group,
+ * _pgroup) and the system scope (pm_set_program...) differ in on the library's side: the Manager's
+ * methods each call is sent as, and the shape of the data reply. The calls are made once from a
+ * Scope (scope.c); pm-target.c makes the third-party calls of the first two from one list,
+ * pm-mythread.c and pm-mygroup.c the first-party ones (they also keep the in-process state: local
+ * reads, inheritance), pm-system.c the system scope's. The cgroup scope (pm-wp.c) names a cgroup,
+ * not a thread, and is written out. */
 #pragma once
 
 #include <stdbool.h>
@@ -16,7 +18,7 @@ typedef struct Scope {
         bool group;                     /* the data reply holds (members, flags) */
 } Scope;
 
-extern const Scope scope_thread, scope_group;
+extern const Scope scope_thread, scope_group, scope_system;
 
 int scope_set_program(const Scope *s, CallTarget t, const pm_prog_t *prog);
 int scope_get_program(const Scope *s, CallTarget t, pm_prog_t *prog);

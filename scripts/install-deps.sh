@@ -8,7 +8,8 @@ pkgs="meson ninja-build gcc pkg-config libsystemd-dev libglib2.0-dev libpfm4-dev
 # QEMU and what prepares a Debian kernel to boot in it (tests/guest/: the suite on Debian's own
 # 5.10, 6.1 and 6.12 kernels; an arm64 Cortex-A57 with its PMU, and the cross compiler for it),
 # without recommends.
-guests="qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu kmod cpio xz-utils"
+# And what boots a Debian 12 tree with systemd as PID 1 (tests/systemd/: the packages under systemd).
+guests="qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu kmod cpio xz-utils systemd-container debootstrap"
 # Performance Co-Pilot (pmdapmapi and its tests: pmcd, pmproxy, dbpmda) and Prometheus with curl
 # (the scrape test), without their recommends (node exporters, IPMI, SNMP...).
 services="pcp libpcp-pmda3-dev libpcp3-dev prometheus curl"

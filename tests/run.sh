@@ -74,6 +74,14 @@ if [ "${PMAPI_PACKAGES:-yes}" = yes ]; then
         cat "$build/meson-logs/packages.txt"
         grep -E '^(not )?ok [0-9]+ ' "$build/meson-logs/packages.txt" | grep ' - packages: ' >> "$log" || true
 fi
+# The same packages under a real systemd: a Debian 12 tree booted with systemd-nspawn (its tree made
+# once by debootstrap and kept in the build folder; tests/systemd/boot-test.sh, about 40 s a run,
+# 2 minutes more the first time). PMAPI_SYSTEMD=no leaves it out; it needs the packages' stage.
+if [ "${PMAPI_PACKAGES:-yes}" = yes ] && [ "${PMAPI_SYSTEMD:-yes}" = yes ]; then
+        sh tests/systemd/boot-test.sh "$build" > "$build/meson-logs/systemd.txt" 2>&1 || rc=$?
+        cat "$build/meson-logs/systemd.txt"
+        grep -E '^(not )?ok [0-9]+ ' "$build/meson-logs/systemd.txt" | grep ' - systemd: ' >> "$log" || true
+fi
 if [ "$installed" = yes ]; then
         sh tests/install/test-installed.sh "$build" > "$build/meson-logs/installed.txt" || rc=$?
         cat "$build/meson-logs/installed.txt"

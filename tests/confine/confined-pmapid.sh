@@ -14,7 +14,8 @@
 #   LimitNOFILE=         -> where the hard limit may be raised here
 # Not shown here (pmapid(8) says so): PrivateTmp (the tests' private bus lives in /tmp),
 # PrivateDevices, ProtectKernelModules, ProtectKernelLogs, ProtectClock, ProtectHostname,
-# RestrictNamespaces, RestrictRealtime, RestrictSUIDSGID, LockPersonality, Type=, ExecReload= and Restart=.
+# RestrictNamespaces, RestrictRealtime, LockPersonality, Type=, ExecReload= and Restart=
+# (tests/systemd/ runs the unit itself under systemd).
 # Usage: confined-pmapid.sh UNIT SECCOMP_EXEC PMAPID [ARG...]   (as root)
 set -eu
 

@@ -48,6 +48,11 @@ static bool kernel_inherits;
 static bool kernel_inherits_known;
 static pid_t kernel_inherits_pid;
 static char kernel_inherits_of[64];
+/* Its CarriedEvents: the events a program may hold for the kernel to carry it (software events;
+ * none from a pmapid that does not say). */
+#define MAX_CARRIED 64
+static int32_t carried_events[MAX_CARRIED];
+static size_t n_carried;
 
 /* set_by is written after a Set* call, while the new context may count already: its page must be
  * this process's own before, or that write would fault (first touch, or copy-on-write after fork)
@@ -200,6 +205,20 @@ static int new_call_locked(const char *method, sd_bus_message **ret) {
         return r < 0 ? error_map_from_errno(r) : 0;
 }
 
+static size_t read_carried_events_locked(sd_bus *b) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const int32_t *ids;
+        size_t size = 0, n;
+
+        if (sd_bus_get_property(b, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE, "CarriedEvents",
+                                NULL, &reply, "ai") < 0 ||
+            sd_bus_message_read_array(reply, 'i', (const void **) &ids, &size) < 0)
+                return 0;
+        n = size / sizeof(int32_t) < MAX_CARRIED ? size / sizeof(int32_t) : MAX_CARRIED;
+        memcpy(carried_events, ids, n * sizeof(int32_t));
+        return n;
+}
+
 /* Before a call that sets a program (no new context counts yet): whether the pmapid that will
  * have set it inherits inside the kernel, asked again whenever another pmapid set the last one. */
 static void ask_kernel_inherits_locked(const char *method) {
@@ -214,6 +233,7 @@ static void ask_kernel_inherits_locked(const char *method) {
         if (sd_bus_get_property_trivial(b, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
                                         "KernelInheritance", NULL, 'b', &v) < 0)
                 v = 0;          /* an older pmapid: the library's Inherit calls, as before */
+        n_carried = v ? read_carried_events_locked(b) : 0;
         __atomic_store_n(&kernel_inherits, v != 0, __ATOMIC_RELAXED);
         kernel_inherits_known = true;
         kernel_inherits_pid = getpid();
@@ -222,6 +242,15 @@ static void ask_kernel_inherits_locked(const char *method) {
 
 bool bus_kernel_inherits(void) {
         return __atomic_load_n(&kernel_inherits, __ATOMIC_RELAXED);
+}
+
+bool bus_kernel_carries_event(int id) {
+        if (!bus_kernel_inherits())
+                return false;
+        for (size_t i = 0; i < n_carried; i++)
+                if (carried_events[i] == id)
+                        return true;
+        return false;
 }
 
 /* pid < 0: no target arguments. The request is dropped before the caller unlocks: see the top of

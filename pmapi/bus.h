@@ -21,6 +21,9 @@ int bus_can_pass_fds(void);
 /* Whether pmapid inherits inside the kernel (its KernelInheritance, asked before each call that sets
  * a program): a new thread of a carried thread is born counting, and asks nothing. No bus call. */
 bool bus_kernel_inherits(void);
+/* Whether that pmapid carries a program holding event id inside the kernel (its CarriedEvents:
+ * software events). A thread whose program holds another asks for its new threads. No bus call. */
+bool bus_kernel_carries_event(int id);
 /* pmapid's own words for this thread's last failed call, if it failed with code; else NULL. */
 const char *bus_last_detail(int code);
 /* fork(): the connection's lock is held across it (fork-hooks.c); the child takes its own

@@ -219,6 +219,28 @@ int catalog_check_program(const pm_prog_t *prog, int32_t ret_events[MAX_COUNTERS
         return r;
 }
 
+bool catalog_program_all(const pm_prog_t *prog, bool (*ok)(int event_id)) {
+        const int *events = prog->events;
+        bool all = true;
+
+        pthread_mutex_lock(&installed_lock);
+        if (!installed)
+                all = false;
+        else if (prog->mode.b.is_group) {
+                /* A group pm_init(PM_GET_GROUPS) did not list: not known, so not all. */
+                events = NULL;
+                for (size_t i = 0; i < installed->n_groups; i++)
+                        if (installed->groups[i].group_id == prog->events[0])
+                                events = installed->groups[i].events;
+                all = events != NULL;
+        }
+        for (int k = 0; all && k < MAX_COUNTERS && k < installed->n_counters; k++)
+                if (events[k] != COUNT_NOTHING && !ok(events[k]))
+                        all = false;
+        pthread_mutex_unlock(&installed_lock);
+        return all;
+}
+
 __attribute__((destructor)) static void catalog_release(void) {
         for (size_t i = 0; i < n_retired; i++)
                 catalog_free(retired[i]);

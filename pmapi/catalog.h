@@ -47,6 +47,9 @@ typedef struct CatalogGroup {
 int catalog_new(const char *processor, int n_counters, const CatalogEntry *entries, size_t n, int filter,
                 Catalog **ret);
 Catalog *catalog_free(Catalog *c);
+/* Whether ok() holds for every event of prog (a group's, for is_group) on the installed catalog's
+ * counters; false where no catalog is installed or the group is not known. */
+bool catalog_program_all(const pm_prog_t *prog, bool (*ok)(int event_id));
 /* Keeps every group of l, in its order (copied); replaces any kept before. */
 int catalog_set_groups(Catalog *c, const CatalogGroup *l, size_t n);
 void catalog_fill_groups(const Catalog *c, pm_groups_info_t *groups);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bus.h"
+#include "catalog.h"
 #include "inherit.h"
 #include "macro.h"
 
@@ -36,6 +37,7 @@ typedef struct StartRoutine {
         void *arg;
         pid_t parent_pid, parent_tid;
         uint64_t created_ns;            /* just before the clone: the creator's state then counts */
+        bool asks;                      /* the creator's thread_asks: its program is not carried */
 } StartRoutine;
 
 static uint64_t now_ns(void) {
@@ -85,6 +87,13 @@ void inherit_note_thread_sets(bool inherits) {
         thread_asks = inherits;
 }
 
+void inherit_note_program(const pm_prog_t *prog) {
+        bool inherits = !(prog->mode.w & PM_NO_INHERIT);
+
+        inherit_note_thread(inherits);
+        thread_asks = inherits && !catalog_program_all(prog, bus_kernel_carries_event);
+}
+
 /* The kernel makes the calling thread's new threads and children counting contexts, before they
  * run: nothing to ask. A process group's other threads are not carried: they still ask. */
 static bool born_in_kernel(void) {
@@ -132,6 +141,7 @@ static void *start_inheriting(void *p) {
         free(p);
         warm_up_arena();
         thread_inherits = ask_inherit(s.parent_pid, s.parent_tid, s.created_ns);
+        thread_asks = thread_inherits && s.asks;        /* it has its creator's program */
         return s.routine(s.arg);
 }
 
@@ -186,7 +196,7 @@ _public_ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void 
         s = malloc(sizeof(*s));
         if (!s)
                 return EAGAIN;
-        *s = (StartRoutine) { routine, arg, getpid(), gettid(), now_ns() };
+        *s = (StartRoutine) { routine, arg, getpid(), gettid(), now_ns(), thread_asks };
         r = real(thread, attr, start_inheriting, s);
         if (r != 0)
                 free(s);

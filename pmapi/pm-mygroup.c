@@ -13,9 +13,8 @@ int pm_set_program_mygroup(pm_prog_t *prog) {
         r = scope_set_program(&scope_group, target_self(), prog);
 
         if (r == 0) {
-                bool inherits = !(prog->mode.w & PM_NO_INHERIT);
-                inherit_note_thread(inherits);
-                inherit_note_process(inherits && (prog->mode.w & PM_PROCESS));
+                inherit_note_program(prog);
+                inherit_note_process(!(prog->mode.w & PM_NO_INHERIT) && (prog->mode.w & PM_PROCESS));
         }
         return r;
 }

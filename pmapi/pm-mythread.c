@@ -13,7 +13,7 @@ int pm_set_program_mythread(pm_prog_t *prog) {
         r = scope_set_program(&scope_thread, target_self(), prog);
 
         if (r == 0)
-                inherit_note_thread(!(prog->mode.w & PM_NO_INHERIT));
+                inherit_note_program(prog);
         return r;
 }
 

@@ -25,6 +25,22 @@ static int property_get_kernel_inheritance(sd_bus *bus, const char *path, const 
         return sd_bus_message_append(reply, "b", ((Manager *) userdata)->heirs != NULL);
 }
 
+/* The catalog's events a program may hold and still be carried inside the kernel: libpmapi asks
+ * pmapid for its new threads (Inherit) unless every event of its program is here. */
+static int property_get_carried_events(sd_bus *bus, const char *path, const char *interface,
+                                       const char *property, sd_bus_message *reply, void *userdata,
+                                       sd_bus_error *error) {
+        Manager *m = userdata;
+        int r;
+
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        r = sd_bus_message_open_container(reply, 'a', "i");
+        for (size_t i = 0; r >= 0 && m->heirs && i < m->events->n_events; i++)
+                if (heirs_can_carry_event(&m->events->events[i].attr))
+                        r = sd_bus_message_append(reply, "i", (int32_t) m->events->events[i].id);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
 static int property_get_ambiguous(sd_bus *bus, const char *path, const char *interface, const char *property,
                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
@@ -126,6 +142,7 @@ const sd_bus_vtable manager_properties_vtable[] = {
         SD_BUS_PROPERTY("RootReserve", "u", property_get_root_reserve, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("GroupCount", "u", property_get_groups, 0, 0),
         SD_BUS_PROPERTY("KernelInheritance", "b", property_get_kernel_inheritance, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("CarriedEvents", "ai", property_get_carried_events, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("AmbiguousSlices", "t", property_get_ambiguous, 0, 0),
         SD_BUS_PROPERTY("ThreadsAttachedLate", "t", NULL, offsetof(Manager, n_attached_late), 0),
         SD_BUS_PROPERTY("ThreadsMissed", "t", NULL, offsetof(Manager, n_missed), 0),

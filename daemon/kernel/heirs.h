@@ -36,6 +36,15 @@ Heirs *heirs_free(Heirs *h);
 /* Why heirs_new() failed, for the start-up log line. */
 const char *heirs_unavailable_reason(int error);
 
+/* Whether the kernel can carry event a: software events only. A hardware event's source would hold
+ * one of the PMU's counters on every CPU while anything is counted, and the kernel schedules a
+ * CPU's events before a thread's: the thread's own counters, and anyone else's, would no longer fit
+ * (measured on an armv8 PMU of 6 counters: a thread's 6-event program counted 0, a 2-event one lost
+ * its first rounds). Threads of programs with such events are attached after the fact. */
+static inline bool heirs_can_carry_event(const struct perf_event_attr *a) {
+        return a->type == PERF_TYPE_SOFTWARE;
+}
+
 /* Thread tid's creations are born counting attrs[0..n-1], in pmapid's group group_id (0: none);
  * counting: tid's own state AND its group's, which a creation notes as its creator's at birth. A
  * second call replaces the first. Its creations count against owner's births (none for 0, root).

@@ -9,6 +9,14 @@
 #include "log.h"
 #include "manager.h"
 
+/* Whether the kernel can carry every event of c's program (heirs_can_carry_event). */
+static bool carriable(const Context *c) {
+        for (size_t i = 0; i < c->encoding->n_events; i++)
+                if (!heirs_can_carry_event(&c->encoding->attrs[i]))
+                        return false;
+        return true;
+}
+
 void manager_carry(Manager *m, Context *c) {
         bool inherits = program_inherits(c->program);
         int r;
@@ -17,9 +25,10 @@ void manager_carry(Manager *m, Context *c) {
         manager_set_late_heir(m, c, inherits && c->group && c->group->process);
         if (!m->heirs || c->backend == &counter_backend_bpf)
                 return;         /* a born thread carries the control it was born with */
-        /* Several sets take turns on the PMU: a born thread would count them all at once. Those
-         * threads are attached after the fact, as without the engine. */
-        if (!inherits || context_n_sets(c) != 1) {
+        /* Several sets take turns on the PMU: a born thread would count them all at once. Hardware
+         * events would hold the PMU's counters on every CPU (heirs.h). Those threads are attached
+         * after the fact, as without the engine. */
+        if (!inherits || context_n_sets(c) != 1 || !carriable(c)) {
                 heirs_drop(m->heirs, c->tid);
                 manager_set_late_heir(m, c, inherits);
                 return;

@@ -267,8 +267,12 @@ int run_command(const Options *o, Report *rep) {
         _cleanup_free_ char *preload = NULL;
         int r;
 
-        /* Born counting inside the kernel, the command's threads need no preloaded library. */
-        rep->kernel_inherits = tool_bus_kernel_inherits();
+        /* Born counting inside the kernel, the command's threads need no preloaded library; the
+         * kernel carries software events only (pmapid(8)). */
+        int ids[MAX_COUNTERS];
+        for (int k = 0; k < MAX_COUNTERS; k++)
+                ids[k] = report_event_id(rep, k);
+        rep->kernel_inherits = tool_bus_kernel_carries(ids, MAX_COUNTERS);
         if (o->preload && !rep->kernel_inherits && preload_value(&preload) < 0)
                 return pmcount_fail("LD_PRELOAD", PM_ENOMEM);
         /* Like time(1): a ^C or ^\ on the terminal is for the command; pmcount still reports. */

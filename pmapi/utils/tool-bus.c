@@ -7,6 +7,7 @@
 #include "bus-names.h"
 #include "error-map.h"
 #include "macro.h"
+#include "pmapi.h"
 #include "tool-bus.h"
 
 #define CALL_TIMEOUT_USEC (10ULL * 1000 * 1000)         /* as libpmapi's calls */
@@ -19,14 +20,29 @@ static int code_from_bus(const char *method, const sd_bus_error *error, int r) {
         return error_map_from_bus(error, r);
 }
 
-bool tool_bus_kernel_inherits(void) {
+bool tool_bus_kernel_carries(const int *ids, size_t n) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const int32_t *carried;
+        size_t size = 0;
         int v = 0;
 
-        if (sd_bus_open_system(&bus) >= 0)
-                (void) sd_bus_get_property_trivial(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
-                                                   "KernelInheritance", NULL, 'b', &v);
-        return v;
+        if (sd_bus_open_system(&bus) < 0 ||
+            sd_bus_get_property_trivial(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
+                                        "KernelInheritance", NULL, 'b', &v) < 0 || !v ||
+            sd_bus_get_property(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE, "CarriedEvents",
+                                NULL, &reply, "ai") < 0 ||
+            sd_bus_message_read_array(reply, 'i', (const void **) &carried, &size) < 0)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                bool found = ids[i] == COUNT_NOTHING;
+
+                for (size_t k = 0; !found && k < size / sizeof(int32_t); k++)
+                        found = carried[k] == ids[i];
+                if (!found)
+                        return false;
+        }
+        return true;
 }
 
 int tool_bus_call(const char *method, sd_bus_message **ret_reply, const char *types, ...) {

@@ -440,6 +440,28 @@ BOTH_USERS(test_forked_child_of_a_member_is_a_member, fork_body)
 BOTH_USERS(test_no_inherit_gives_new_threads_nothing, no_inherit_body)
 BOTH_USERS(test_threads_not_created_by_libpmapi_are_attached_late, late_attach_body)
 
+/* CarriedEvents: the software events where the kernel inherits (PM_PAGE_FLT among them), none where
+ * it does not; the arm64 guest checks that its PMU's events are not there (test-hardware-counts). */
+static void test_carried_events_are_the_software_events(void **state) {
+        int32_t ids[256];
+        pm_info_t info;
+        size_t n = carried_events(ids, 256);
+        bool fault = false;
+        int fault_id;
+
+        (void) state;
+        assert_int_equal(pm_init(PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT, &info), 0);
+        fault_id = find_event_id(&info, "PM_PAGE_FLT");
+        for (size_t i = 0; i < n; i++)
+                fault = fault || ids[i] == fault_id;
+        print_message("# KernelInheritance %d, CarriedEvents: %zu events, PM_PAGE_FLT %s\n", kernel_inheritance(), n,
+                      fault ? "among them" : "not among them");
+        if (kernel_inheritance())
+                assert_true(fault);
+        else
+                assert_int_equal(n, 0);
+}
+
 static int setup(void **state) {
         const char *forced = getenv("PMAPID_KERNEL_INHERITANCE"), *no_bpf = getenv("PMAPI_TEST_WITHOUT_CAP_BPF");
 
@@ -477,6 +499,7 @@ int main(void) {
                 cmocka_unit_test(test_forked_child_of_a_member_is_a_member),
                 cmocka_unit_test(test_no_inherit_gives_new_threads_nothing),
                 cmocka_unit_test(test_threads_not_created_by_libpmapi_are_attached_late),
+                cmocka_unit_test(test_carried_events_are_the_software_events),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -117,6 +117,23 @@ bool kernel_inheritance(void) {
         return v;
 }
 
+size_t carried_events(int32_t *ids, size_t max) {
+        sd_bus_message *reply = NULL;
+        const int32_t *l = NULL;
+        sd_bus *bus = NULL;
+        size_t size = 0, n = 0;
+
+        if (sd_bus_open_system(&bus) >= 0 &&
+            sd_bus_get_property(bus, "org.pmapi.PerfMon1", "/org/pmapi/PerfMon1", "org.pmapi.PerfMon1.Manager",
+                                "CarriedEvents", NULL, &reply, "ai") >= 0 &&
+            sd_bus_message_read_array(reply, 'i', (const void **) &l, &size) >= 0)
+                for (n = 0; n < size / sizeof(int32_t) && n < max; n++)
+                        ids[n] = l[n];
+        sd_bus_message_unref(reply);
+        sd_bus_flush_close_unref(bus);
+        return n;
+}
+
 uint32_t manager_property_u(const char *name) {
         uint32_t v = UINT32_MAX;
 

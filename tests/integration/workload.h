@@ -22,6 +22,8 @@ int page_fault_program(pm_prog_t *prog, int mode);
  * unreadable). */
 /* Whether pmapid inherits inside the kernel (its KernelInheritance): new threads born counting. */
 bool kernel_inheritance(void);
+/* pmapid's CarriedEvents (the events the kernel carries) into ids[0..max-1]; how many it holds. */
+size_t carried_events(int32_t *ids, size_t max);
 /* pmapid's AmbiguousSlices: slices of born threads that a switch the kernel did not show made
  * ambiguous (a group's total stays exact; two members' rows may trade a few counts). */
 uint64_t ambiguous_slices(void);

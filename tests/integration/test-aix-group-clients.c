@@ -67,6 +67,29 @@ static void *worker(void *arg) {
 /* A worker's own count: born counting, where pmapid inherits inside the kernel from its first
  * instruction (exactly what the kernel counted up to its read), else from its library's Inherit reply
  * (its pages and at most 2 more). */
+/* The kernel's count of a parked (or stopped) thread's page faults, minor and major, from /proc: what
+ * pmapid must say of it from outside. Not its own read: a worker may fault once more on its way to
+ * park (seen in the arm64 guest: 104 read from outside, 103 by itself). */
+static long long parked_faults(pid_t pid, pid_t tid) {
+        char path[96], buf[1024], *p;
+        unsigned long long minflt, cminflt, majflt;
+        FILE *f;
+        size_t l;
+
+        (void) snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int) pid, (int) tid);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        l = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[l] = '\0';
+        p = strrchr(buf, ')');
+        /* after the name: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt */
+        if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %llu %llu %llu", &minflt, &cminflt, &majflt) != 3)
+                return -1;
+        return (long long) (minflt + majflt);
+}
+
 static int check_worker_own(const Worker *w) {
         if (kernel_inheritance())
                 CHECK_SEEN_BY_KERNEL(w->own, w->pages, w->k);
@@ -140,7 +163,7 @@ static int paradyn_body(void *arg) {
         for (int i = 0; i < 2; i++) {
                 CHECK(check_worker_own(&w[i]) == 0);
                 CHECK_RC(pm_get_data_thread(getpid(), w[i].tid, &d), 0);        /* DYNINSTgetCPUtime_LWP */
-                CHECK(d.accu[0] == w[i].own);           /* parked since: nothing more to count */
+                CHECK_RANGE(d.accu[0], parked_faults(getpid(), w[i].tid), parked_faults(getpid(), w[i].tid));
         }
         CHECK_RC(pm_get_data_mythread(&d), 0);
         main_own = d.accu[0];
@@ -245,7 +268,7 @@ static int paradyn_daemon_reads(pid_t pid, int report_fd) {
         for (int i = 0; i < 2; i++) {
                 CHECK_RC(pm_get_data_thread(pid, w[i].tid, &d), 0);
                 CHECK(check_worker_own(&w[i]) == 0);
-                CHECK(d.accu[0] == w[i].own);
+                CHECK_RANGE(d.accu[0], parked_faults(pid, w[i].tid), parked_faults(pid, w[i].tid));
         }
         CHECK(check_worker_own(&w[2]) == 0);
         for (int i = 0; i < 3; i++)

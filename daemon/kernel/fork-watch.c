@@ -1,11 +1,11 @@
-/* fork-watch.c: see fork-watch.h. Owns one dummy perf event, its ring buffer and its sd-event source
- * per online CPU, and nothing else: what a new thread or a new name means for counting is the
+/* fork-watch.c: see fork-watch.h; reading the rings is fork-watch-ring.c. Owns two dummy perf events and their ring buffers per online CPU
+ * (one that wakes pmapid at each record, polled by an sd-event source, and one that wakes nobody,
+ * for the lazy watch), and nothing else: what a new thread or a new name means for counting is the
  * caller's business. Mechanism and measurements: reference/linux-mechanisms.md, Q6 ("perf's own
  * PERF_RECORD_FORK"). */
 #include <assert.h>
 #include <errno.h>
 #include <glib.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -16,6 +16,7 @@
 
 #include "cpu-list.h"
 #include "fork-watch.h"
+#include "fork-watch-ring.h"
 #include "log.h"
 #include "macro.h"
 #include "perf-syscall.h"
@@ -28,75 +29,15 @@ static size_t fork_watch_map_size(void) {
         return (1 + FORK_WATCH_DATA_PAGES) * (size_t) sysconf(_SC_PAGESIZE);
 }
 
-/* PERF_RECORD_FORK as laid out with sample_id_all=1 and sample_type=PERF_SAMPLE_TIME
- * (include/uapi/linux/perf_event.h: the record body, then struct sample_id holding only the time). */
-typedef struct ForkRecord {
-        struct perf_event_header header;
-        uint32_t pid, ppid, tid, ptid;
-        uint64_t time;
-        uint64_t sample_time;
-} ForkRecord;
+#define TURN_SLACK_NS 1000000
 
-typedef struct LostRecord {
-        struct perf_event_header header;
-        uint64_t id, lost;
-} LostRecord;
+static uint64_t monotonic_ns(void) {
+        struct timespec ts;
 
-/* PERF_RECORD_COMM: pid, tid, then the name NUL-terminated and padded to 8 bytes, then the
- * sample_id (the time). The kernel copies at most TASK_COMM_LEN (16) bytes of name. */
-typedef struct CommRecordHead {
-        struct perf_event_header header;
-        uint32_t pid, tid;
-} CommRecordHead;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
 
-/* One record of either kind as a drain hands it on, so that one sort puts both in kernel order. */
-typedef struct WatchRecord {
-        uint64_t time;
-        uint32_t type;                          /* PERF_RECORD_FORK, _EXIT or _COMM */
-        uint32_t pid, ppid, tid, ptid;          /* COMM: pid and tid only */
-        char comm[FORK_WATCH_COMM_MAX];
-} WatchRecord;
-
-typedef struct ForkWatchCpu {
-        unsigned cpu;
-        int fd;
-        struct perf_event_mmap_page *meta;      /* MAP_FAILED until mapped */
-        const uint8_t *data;
-        uint64_t data_size;
-        uint64_t head;                          /* data_head as read at the start of a drain */
-        sd_event_source *source;
-} ForkWatchCpu;
-
-struct ForkWatch {
-        ForkWatchHandler handler;
-        void *userdata;
-        ForkWatchCommHandler comm_handler;      /* NULL: COMM records are dropped */
-        void *comm_userdata;
-        ForkWatchExitHandler exit_handler;      /* NULL: EXIT records are dropped */
-        ForkWatchLostHandler lost_handler;
-        void *exit_userdata;
-        uint64_t lost_unreported;               /* lost records not yet told to lost_handler */
-        ForkWatchCpu *cpus;
-        size_t n_cpus;
-        GArray *batch;                          /* WatchRecord, reused from one drain to the next;
-                                                 * fork records a comm-only drain left for later */
-        sd_event_source *later;                 /* dispatches what a comm-only drain left */
-        /* The kernel writes its LOST record only with the next record on that CPU: after a burst that
-         * filled a ring, a quiet machine would keep the loss (and threads born in it) unseen. A drain
-         * that found a ring nearly full arms this timer; when nothing has come for a while, the loss
-         * is assumed and reported (n_lost 0: unknown). */
-        sd_event_source *suspect;
-        bool overflow_suspected;
-        bool drained_some;                      /* the last drain read a record */
-        bool suspect_armed;
-        /* Lazy: the rings are not polled, and a timer drains them every FORK_WATCH_LAZY_USEC.
-         * Polled, every fork, exec and exit on the machine woke pmapid: 14 % longer for an uncounted
-         * shell loop here (a cross-CPU wakeup in a VM is dear). */
-        sd_event_source *tick;
-        bool lazy;
-        uint64_t n_lost;
-        bool enabled, dispatching;
-};
 
 ForkWatch *fork_watch_free(ForkWatch *w) {
         if (!w)
@@ -121,96 +62,6 @@ ForkWatch *fork_watch_free(ForkWatch *w) {
 
 DEFINE_FREEP(ForkWatch, fork_watch_free);
 
-/* Records are 8-byte aligned, so a header never wraps, but a record body may. */
-static void ring_copy(const ForkWatchCpu *c, uint64_t pos, void *dst, size_t len) {
-        size_t off = pos & (c->data_size - 1), first = MIN(len, c->data_size - off);
-
-        memcpy(dst, c->data + off, first);
-        memcpy((uint8_t *) dst + first, c->data, len - first);
-}
-
-static void read_comm(const ForkWatchCpu *c, uint64_t pos, const struct perf_event_header *h, WatchRecord *ret) {
-        CommRecordHead head;
-        size_t n = h->size - sizeof(head) - sizeof(uint64_t);  /* the name and its padding */
-
-        ring_copy(c, pos, &head, sizeof(head));
-        *ret = (WatchRecord) { .type = PERF_RECORD_COMM, .pid = head.pid, .tid = head.tid };
-        ring_copy(c, pos + sizeof(head), ret->comm, MIN(n, sizeof(ret->comm) - 1));
-        ret->comm[sizeof(ret->comm) - 1] = '\0';
-        ring_copy(c, pos + h->size - sizeof(uint64_t), &ret->time, sizeof(ret->time));
-}
-
-/* Room for a record of any kind we ask for (the largest is COMM's): less than this left in a ring
- * and the kernel may have dropped one. */
-#define RING_SLACK 128
-
-static void cpu_read(ForkWatch *w, ForkWatchCpu *c) {
-        uint64_t tail = c->meta->data_tail;     /* only we write it */
-
-        if (tail < c->head)
-                w->drained_some = true;
-        if (c->head - tail + RING_SLACK > c->data_size)
-                w->overflow_suspected = true;
-
-        while (tail < c->head) {
-                struct perf_event_header h;
-
-                ring_copy(c, tail, &h, sizeof(h));
-                if (h.size < sizeof(h) || h.size > c->head - tail) {
-                        log_warning("Fork watch: corrupt record on CPU %u, dropping its buffer, ignoring",
-                                    c->cpu);
-                        tail = c->head;
-                        break;
-                }
-                /* EXIT has FORK's layout (include/uapi/linux/perf_event.h). */
-                if ((h.type == PERF_RECORD_FORK || (h.type == PERF_RECORD_EXIT && w->exit_handler)) &&
-                    h.size >= sizeof(ForkRecord)) {
-                        ForkRecord r;
-
-                        ring_copy(c, tail, &r, sizeof(r));
-                        g_array_append_val(w->batch, ((WatchRecord) { .time = r.time, .type = h.type,
-                                                                     .pid = r.pid, .ppid = r.ppid,
-                                                                     .tid = r.tid, .ptid = r.ptid }));
-                } else if (h.type == PERF_RECORD_COMM &&
-                           h.size >= sizeof(CommRecordHead) + 2 * sizeof(uint64_t)) {
-                        WatchRecord r;
-
-                        read_comm(c, tail, &h, &r);
-                        if (w->comm_handler)
-                                g_array_append_val(w->batch, r);
-                } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(LostRecord)) {
-                        LostRecord r;
-
-                        ring_copy(c, tail, &r, sizeof(r));
-                        w->n_lost += r.lost;
-                        w->lost_unreported += r.lost;
-                        w->overflow_suspected = false;  /* the kernel told: no need to guess */
-                        log_warning("Fork watch: kernel lost %" PRIu64 " records on CPU %u, ignoring",
-                                    (uint64_t) r.lost, c->cpu);
-                }
-                tail += h.size;
-        }
-        /* Release: our reads of the records happen before the kernel may overwrite them. */
-        __atomic_store_n(&c->meta->data_tail, tail, __ATOMIC_RELEASE);
-}
-
-static gint record_compare(gconstpointer a, gconstpointer b) {
-        const WatchRecord *x = a, *y = b;
-
-        return x->time < y->time ? -1 : x->time > y->time;
-}
-
-/* Reads every CPU's new records into the batch, in kernel order with what is already there. */
-static void drain(ForkWatch *w) {
-        w->drained_some = false;
-        /* Read every head before any record, so that a batch is one cut through time and sorting it
-         * gives kernel order across CPUs. Acquire: the records are written before their head. */
-        for (size_t i = 0; i < w->n_cpus; i++)
-                w->cpus[i].head = __atomic_load_n(&w->cpus[i].meta->data_head, __ATOMIC_ACQUIRE);
-        for (size_t i = 0; i < w->n_cpus; i++)
-                cpu_read(w, &w->cpus[i]);
-        g_array_sort(w->batch, record_compare);        /* stable since glib 2.32: ties keep CPU order */
-}
 
 static void dispatch(ForkWatch *w, const WatchRecord *r) {
         if (r->type == PERF_RECORD_FORK)
@@ -243,7 +94,7 @@ static void flush(ForkWatch *w, bool settle) {
         assert(w);
         if (w->dispatching)
                 return;
-        drain(w);
+        fork_watch_drain(w);
         /* Quiet means no record since: a drain that read nothing (the lazy tick's) leaves it be. */
         if (w->overflow_suspected && !settle && (w->drained_some || !w->suspect_armed)) {
                 (void) sd_event_source_set_time_relative(w->suspect, FORK_WATCH_QUIET_USEC);
@@ -275,7 +126,7 @@ void fork_watch_flush_comm(ForkWatch *w) {
         assert(w);
         if (w->dispatching || !w->comm_handler)
                 return;
-        drain(w);
+        fork_watch_drain(w);
         w->dispatching = true;
         for (guint i = 0; i < w->batch->len; i++) {
                 const WatchRecord *r = &g_array_index(w->batch, WatchRecord, i);
@@ -336,8 +187,9 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         return 0;
 }
 
-/* Maps the ring of the dummy event fd counting on cpu and watches it. Takes fd, even on failure. */
-static int fork_watch_add_cpu(ForkWatch *w, sd_event *event, unsigned cpu, int fd) {
+/* Maps the ring of the dummy event fd counting on cpu and, unless it is a lazy ring, watches it.
+ * Takes fd, even on failure. */
+static int fork_watch_add_cpu(ForkWatch *w, sd_event *event, unsigned cpu, int fd, bool lazy_ring) {
         ForkWatchCpu *cpus, *c;
         int r;
 
@@ -348,7 +200,7 @@ static int fork_watch_add_cpu(ForkWatch *w, sd_event *event, unsigned cpu, int f
         }
         w->cpus = cpus;
         c = &w->cpus[w->n_cpus++];
-        *c = (ForkWatchCpu) { .cpu = cpu, .fd = fd, .meta = MAP_FAILED };
+        *c = (ForkWatchCpu) { .cpu = cpu, .fd = fd, .meta = MAP_FAILED, .lazy_ring = lazy_ring };
 
         /* Writable, so the kernel honours data_tail and reports overruns as PERF_RECORD_LOST instead of
          * overwriting records we have not read. A ring handed over keeps its data_tail: the new image
@@ -358,6 +210,8 @@ static int fork_watch_add_cpu(ForkWatch *w, sd_event *event, unsigned cpu, int f
                 return -errno;
         c->data = (const uint8_t *) c->meta + c->meta->data_offset;    /* set since 4.1, as is use_clockid */
         c->data_size = c->meta->data_size;
+        if (lazy_ring)
+                return 0;
 
         /* Default priority: a machine busy creating threads must not starve the bus. Callers whose
          * answer depends on recent creations call fork_watch_flush() first. */
@@ -368,7 +222,7 @@ static int fork_watch_add_cpu(ForkWatch *w, sd_event *event, unsigned cpu, int f
         return 0;
 }
 
-static int fork_watch_open_cpu(ForkWatch *w, sd_event *event, unsigned cpu) {
+static int fork_watch_open_cpu(ForkWatch *w, sd_event *event, unsigned cpu, bool lazy_ring) {
         struct perf_event_attr attr = {
                 .size = sizeof(attr),
                 .type = PERF_TYPE_SOFTWARE,
@@ -377,9 +231,10 @@ static int fork_watch_open_cpu(ForkWatch *w, sd_event *event, unsigned cpu) {
                 .disabled = 1,
                 .task = 1,
                 .sample_id_all = 1,
-                /* wakeup_events counts samples only: side-band records wake us through a watermark. */
-                .watermark = 1,
-                .wakeup_watermark = 1,
+                /* wakeup_events counts samples only: side-band records wake us through a watermark;
+                 * none set, the kernel wakes at half the ring (the lazy ring). */
+                .watermark = !lazy_ring,
+                .wakeup_watermark = !lazy_ring,
                 .use_clockid = 1,
                 .clockid = CLOCK_MONOTONIC,
                 /* Thread names too (exec and PR_SET_NAME), for the member records of groups;
@@ -392,7 +247,7 @@ static int fork_watch_open_cpu(ForkWatch *w, sd_event *event, unsigned cpu) {
         fd = sys_perf_event_open(&attr, /* tid= */ -1, (int) cpu, /* group_fd= */ -1, PERF_FLAG_FD_CLOEXEC);
         if (fd < 0)
                 return errno == ENODEV ? 0 : -errno;    /* ENODEV: went offline since we read the list */
-        return fork_watch_add_cpu(w, event, cpu, fd);
+        return fork_watch_add_cpu(w, event, cpu, fd, lazy_ring);
 }
 
 static int fork_watch_alloc(sd_event *event, ForkWatchHandler handler, void *userdata, ForkWatch **ret) {
@@ -443,7 +298,9 @@ int fork_watch_new(sd_event *event, ForkWatchHandler handler, void *userdata, Fo
         for (size_t cpu = 0; cpu < n_cpus; cpu++) {
                 if (!online[cpu])
                         continue;
-                r = fork_watch_open_cpu(w, event, (unsigned) cpu);
+                r = fork_watch_open_cpu(w, event, (unsigned) cpu, false);
+                if (r >= 0)
+                        r = fork_watch_open_cpu(w, event, (unsigned) cpu, true);
                 if (r < 0)
                         return r;
         }
@@ -456,7 +313,7 @@ int fork_watch_new(sd_event *event, ForkWatchHandler handler, void *userdata, Fo
 size_t fork_watch_fds(const ForkWatch *w, unsigned *ret_cpus, int *ret_fds, size_t max) {
         assert(w);
         for (size_t i = 0; i < w->n_cpus && i < max; i++) {
-                ret_cpus[i] = w->cpus[i].cpu;
+                ret_cpus[i] = w->cpus[i].cpu | (w->cpus[i].lazy_ring ? FORK_WATCH_LAZY_RING : 0);
                 ret_fds[i] = w->cpus[i].fd;
         }
         return w->n_cpus;
@@ -475,7 +332,8 @@ int fork_watch_adopt(sd_event *event, ForkWatchHandler handler, void *userdata, 
         assert(event && handler && ret);
         r = fork_watch_alloc(event, handler, userdata, &w);
         for (; r >= 0 && i < n; i++)
-                r = fork_watch_add_cpu(w, event, cpus[i], fds[i]);
+                r = fork_watch_add_cpu(w, event, cpus[i] & ~FORK_WATCH_LAZY_RING, fds[i],
+                                       cpus[i] & FORK_WATCH_LAZY_RING);
         if (r < 0) {
                 for (; i < n; i++)     /* the rest are ours too */
                         close(fds[i]);
@@ -483,26 +341,58 @@ int fork_watch_adopt(sd_event *event, ForkWatchHandler handler, void *userdata, 
         }
         if (w->n_cpus == 0)
                 return -ENODEV;
+        /* An image without lazy rings handed over: each CPU gets its own now (disabled; set_rings
+         * starts what the watch's state wants). */
+        for (size_t k = 0, n_handed = w->n_cpus; r >= 0 && k < n_handed; k++) {
+                bool twin = w->cpus[k].lazy_ring;
+
+                for (size_t j = 0; !twin && j < n_handed; j++)
+                        twin = w->cpus[j].lazy_ring && w->cpus[j].cpu == w->cpus[k].cpu;
+                if (!twin)
+                        r = fork_watch_open_cpu(w, event, w->cpus[k].cpu, true);
+        }
+        if (r < 0)
+                return r;
         w->enabled = enabled;           /* the kernel kept the events' state */
         *ret = TAKE_PTR(w);
         return 0;
 }
 
+/* Runs the rings the watch's state wants (the eager ones, or while lazy the lazy ones) and stops the
+ * others, in that order, so that no record is missed while it turns: one written meanwhile is in
+ * both rings, and drain() keeps one copy. All wanted rings or none: never watch only some CPUs. */
+static int set_rings(ForkWatch *w, bool enabled, bool lazy) {
+        uint64_t from = monotonic_ns();
+
+        for (size_t i = 0; i < w->n_cpus; i++)
+                if (enabled && w->cpus[i].lazy_ring == lazy && ioctl(w->cpus[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+                        int r = -errno;
+
+                        while (i-- > 0)
+                                if (w->cpus[i].lazy_ring == lazy)
+                                        (void) ioctl(w->cpus[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+                        return r;
+                }
+        for (size_t i = 0; i < w->n_cpus; i++)
+                if (!enabled || w->cpus[i].lazy_ring != lazy)
+                        (void) ioctl(w->cpus[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+        /* A fork on another CPU that checked the old ring's state before our disable reached it
+         * writes there after the ioctl returned, stamped then (seen: 0.5 us after): the turn lasts a
+         * while longer for the records. */
+        if (enabled)
+                w->turns[w->next_turn++ % TURNS_KEPT] = (typeof(w->turns[0])) { from, monotonic_ns() + TURN_SLACK_NS };
+        return 0;
+}
+
 int fork_watch_set_enabled(ForkWatch *w, bool enabled) {
-        unsigned long on = enabled ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
-        unsigned long undo = enabled ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE;
+        int r;
 
         assert(w);
         if (w->enabled == enabled)
                 return 0;
-        for (size_t i = 0; i < w->n_cpus; i++)
-                if (ioctl(w->cpus[i].fd, on, 0) < 0) {
-                        int r = -errno;
-
-                        while (i-- > 0)         /* all CPUs or none: never watch only some */
-                                (void) ioctl(w->cpus[i].fd, undo, 0);
-                        return r;
-                }
+        r = set_rings(w, enabled, w->lazy);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < w->n_cpus && !enabled; i++) {    /* drop what nobody wants any more */
                 struct perf_event_mmap_page *m = w->cpus[i].meta;
                 uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE);
@@ -520,9 +410,13 @@ void fork_watch_set_lazy(ForkWatch *w, bool lazy) {
         assert(w);
         if (w->lazy == lazy)
                 return;
+        /* On failure the eager rings stay: dearer, never blind. */
+        if (set_rings(w, w->enabled, lazy) < 0 && lazy)
+                return;
         w->lazy = lazy;
         for (size_t i = 0; i < w->n_cpus; i++)
-                (void) sd_event_source_set_enabled(w->cpus[i].source, lazy ? SD_EVENT_OFF : SD_EVENT_ON);
+                if (w->cpus[i].source)
+                        (void) sd_event_source_set_enabled(w->cpus[i].source, lazy ? SD_EVENT_OFF : SD_EVENT_ON);
         (void) sd_event_source_set_enabled(w->tick, w->enabled && lazy ? SD_EVENT_ONESHOT : SD_EVENT_OFF);
         if (!lazy)
                 flush(w, false);        /* what came while nobody polled */

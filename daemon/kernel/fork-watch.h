@@ -70,6 +70,8 @@ void fork_watch_flush_comm(ForkWatch *w);
  * of them in ret_cpus/ret_fds, their number returned; they stay w's) and whether they run. Call
  * fork_watch_flush() first: records read but not yet handed on would be lost. */
 size_t fork_watch_fds(const ForkWatch *w, unsigned *ret_cpus, int *ret_fds, size_t max);
+/* In ret_cpus, the lazy ring of a CPU (fork-watch.c) has this bit set. */
+#define FORK_WATCH_LAZY_RING 0x80000000u
 bool fork_watch_enabled(const ForkWatch *w);
 /* The watch again, on the events and rings fork_watch_fds() gave: records written meanwhile are
  * read from where the old image stopped. Takes the fds, even on failure. */

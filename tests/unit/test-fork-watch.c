@@ -445,6 +445,66 @@ static void test_free_null_returns_null(void **state) {
         assert_null(fork_watch_free(NULL));
 }
 
+/* A creator that makes threads one after another until told to stop, counting them. */
+typedef struct Churn {
+        pid_t tid;
+        int n_created;
+        bool done;
+} Churn;
+
+static void *empty_thread(void *arg) {
+        return arg;
+}
+
+static void *churn(void *arg) {
+        Churn *c = arg;
+
+        __atomic_store_n(&c->tid, gettid(), __ATOMIC_RELEASE);
+        while (c->n_created < 3000) {
+                pthread_t t;
+
+                assert_int_equal(pthread_create(&t, NULL, empty_thread, NULL), 0);
+                assert_int_equal(pthread_join(t, NULL), 0);
+                c->n_created++;
+        }
+        __atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
+        return NULL;
+}
+
+/* The watch turns lazy (its second ring per CPU, which wakes nobody) and back while a thread makes
+ * threads: both rings run for the moment of each turn, so a record written then is in both. Every
+ * thread made is reported once: none lost, none twice. */
+static void test_turning_lazy_and_back_loses_and_repeats_nothing(void **state) {
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        Churn c = {};
+        size_t n_reported = 0;
+        int turns = 0;
+        ForkWatch *w;
+        pthread_t t;
+
+        (void) state;
+        assert_int_equal(sd_event_new(&event), 0);
+        w = watch_new(event);
+        assert_int_equal(fork_watch_set_enabled(w, true), 0);
+        assert_int_equal(pthread_create(&t, NULL, churn, &c), 0);
+        for (; !__atomic_load_n(&c.done, __ATOMIC_ACQUIRE); turns++) {
+                fork_watch_set_lazy(w, turns % 2 == 0);
+                if (turns % 10 == 0)
+                        fork_watch_flush(w);
+                usleep(200);
+        }
+        assert_int_equal(pthread_join(t, NULL), 0);
+        fork_watch_flush(w);
+        for (size_t i = 0; i < n_seen; i++)
+                n_reported += seen[i].ptid == c.tid;
+        print_message("# %d threads made while the watch turned lazy and back %d times: %zu reported\n",
+                      c.n_created, turns, n_reported);
+        assert_true(turns >= 10);
+        assert_int_equal(n_reported, (size_t) c.n_created);
+        assert_false(out_of_order);
+        fork_watch_free(w);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_thread_created_by_thread_reports_creating_thread),
@@ -454,6 +514,7 @@ int main(void) {
                 cmocka_unit_test(test_thread_names_are_reported_in_order),
                 cmocka_unit_test(test_exec_reports_the_new_name),
                 cmocka_unit_test(test_comm_flush_leaves_fork_records_to_the_loop),
+                cmocka_unit_test(test_turning_lazy_and_back_loses_and_repeats_nothing),
                 cmocka_unit_test(test_free_null_returns_null),
         };
         int r;

@@ -102,32 +102,15 @@ static int looper_start(Looper *l) {
         return 0;
 }
 
-/* Whether pid sleeps (in its read(), between rounds): its user-mode instructions are all done. */
-static bool sleeping(pid_t pid) {
-        char path[64], buf[512], *p;
-        FILE *f;
-        size_t l;
-
-        (void) snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
-        f = fopen(path, "re");
-        if (!f)
-                return false;
-        l = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[l] = '\0';
-        p = strrchr(buf, ')');
-        return p && p[1] == ' ' && p[2] == 'S';
-}
-
 /* One round: known_loop(n) in the looper, and back asleep in read(). */
 static int looper_round(Looper *l, uint64_t n) {
         uint64_t back;
 
         if (write(l->cmd, &n, sizeof(n)) != sizeof(n) || read(l->reply, &back, sizeof(back)) != sizeof(back))
                 return -1;
-        for (int i = 0; i < 10000 && !sleeping(l->pid); i++)
+        for (int i = 0; i < 10000 && !task_sleeps(l->pid, l->pid); i++)
                 usleep(100);
-        return sleeping(l->pid) ? 0 : -1;
+        return task_sleeps(l->pid, l->pid) ? 0 : -1;  /* asleep in read(): its instructions are all done */
 }
 
 static void looper_stop(Looper *l) {

@@ -63,30 +63,13 @@ static void *member(void *p) {
         return NULL;
 }
 
-/* Whether thread tid of this process sleeps (state S in /proc): it has left its CPU. */
-static bool asleep(pid_t tid) {
-        char path[64], buf[512], *p;
-        FILE *f;
-        size_t l;
-
-        (void) snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int) tid);
-        f = fopen(path, "re");
-        if (!f)
-                return false;
-        l = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[l] = '\0';
-        p = strrchr(buf, ')');
-        return p && p[1] == ' ' && p[2] == 'S';
-}
-
 /* Past the done barrier every member has done its work, but the last to reach it did not sleep
  * there: it may still be on its CPU, and a born thread's counts are those of its last switch
  * (pmapid(8)). Seen in the arm64 guest: the group 18 short of its members read afterwards. The
  * group is read once all sleep. */
 static int wait_all_asleep(const Wide *w) {
         for (size_t i = 0; i < w->n; i++)
-                for (int tries = 0; !asleep(w->tids[i]); tries++) {
+                for (int tries = 0; !task_sleeps(getpid(), w->tids[i]); tries++) {
                         CHECK(tries < 100000);
                         usleep(100);
                 }

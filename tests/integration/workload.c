@@ -110,6 +110,22 @@ uint64_t ambiguous_slices(void) {
         return n;
 }
 
+bool task_sleeps(pid_t pid, pid_t tid) {
+        char path[96], buf[512], *p;
+        FILE *f;
+        size_t l;
+
+        (void) snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int) pid, (int) tid);
+        f = fopen(path, "re");
+        if (!f)
+                return false;
+        l = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[l] = '\0';
+        p = strrchr(buf, ')');
+        return p && p[1] == ' ' && p[2] == 'S';
+}
+
 bool kernel_inheritance(void) {
         int v = 0;
 

@@ -20,6 +20,8 @@ void program_one(pm_prog_t *prog, int mode, int event);
 int page_fault_program(pm_prog_t *prog, int mode);
 /* pmapid's Manager property ThreadsAttachedLate: threads attached from fork records (0 if
  * unreadable). */
+/* Whether thread tid of process pid sleeps (state S in /proc): it has left its CPU. */
+bool task_sleeps(pid_t pid, pid_t tid);
 /* Whether pmapid inherits inside the kernel (its KernelInheritance): new threads born counting. */
 bool kernel_inheritance(void);
 /* pmapid's CarriedEvents (the events the kernel carries) into ids[0..max-1]; how many it holds. */

@@ -344,17 +344,6 @@ static void *contend(void *arg) {
         return NULL;
 }
 
-static int faults_counter(bool inherit) {
-        struct perf_event_attr a = {
-                .type = PERF_TYPE_SOFTWARE,
-                .size = sizeof(a),
-                .config = PERF_COUNT_SW_PAGE_FAULTS,
-                .inherit = inherit,
-        };
-
-        return (int) syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 /* One round: the threads' rows against perf's count of them; returns their sum. */
 static long long contend_round(int perf_all, int perf_own) {
         Contender c[CONTEND_THREADS];
@@ -410,7 +399,7 @@ static void test_contended_faults_where_switches_go_unseen(void **state) {
         static const char *const names[MAX_COUNTERS] = { "PM_PAGE_FLT" };
         const char *env = getenv("PMAPI_CONTEND_SECONDS");
         long long seconds = env ? atoll(env) : 0, end, faults = 0;
-        int perf_all = faults_counter(true), perf_own = faults_counter(false), rounds = 0;
+        int perf_all = perf_faults_counter(true, false), perf_own = perf_faults_counter(false, false), rounds = 0;
         uint64_t ambiguous;
         pm_info_t info;
         pm_prog_t prog;

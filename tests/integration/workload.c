@@ -244,17 +244,21 @@ KernelView kernel_view_now(void) {
         return (KernelView) { n, n };
 }
 
-int perf_inherit_counter(void) {
+int perf_faults_counter(bool inherit, bool user_only) {
         struct perf_event_attr a = {
                 .type = PERF_TYPE_SOFTWARE,
                 .size = sizeof(a),
                 .config = PERF_COUNT_SW_PAGE_FAULTS,
-                .inherit = 1,
-                .exclude_kernel = 1,
-                .exclude_hv = 1,
+                .inherit = inherit,
+                .exclude_kernel = user_only,
+                .exclude_hv = user_only,
         };
 
         return (int) syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int perf_inherit_counter(void) {
+        return perf_faults_counter(true, true);
 }
 
 long long perf_read(int fd) {

@@ -33,6 +33,9 @@ uint64_t ambiguous_slices(void);
 /* perf stat's count of the calling thread and everything it creates from now: a user-mode page
  * fault counter with perf's own inheritance, or -1. perf_read() reads it (-1 on error). */
 int perf_inherit_counter(void);
+/* A page-fault counter on the calling thread: with inherit, of everything it creates from now too;
+ * user_only: user-mode faults alone. -1 where perf refuses. */
+int perf_faults_counter(bool inherit, bool user_only);
 long long perf_read(int fd);
 
 /* A descendant group on the calling thread counting user-mode page faults, beside perf's inherited

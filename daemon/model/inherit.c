@@ -263,8 +263,50 @@ static void dead_birth(Manager *m, const Inheritance *in, pid_t pid, pid_t tid, 
         heirs_drop(m->heirs, tid);
 }
 
+/* A sweep runs after a drain of the fork watch, but a thread born between that drain and the sweep
+ * has its fork record still to come: the sweep takes it from its control (a context, or its counts
+ * as a dead member's), and its record, read later, must not then make a thread that got away (its
+ * control is gone with it). So the sweep's births are kept until their records come, and for
+ * SWEPT_KEEP_NS at most: a record that was lost never comes. Seen on Debian's 6.1 in a QEMU guest,
+ * about 1 re-exec under thread churn in 4 ("could not join it: it exited before it could be
+ * attached", the group's counts exact); every time with 50 ms between the drain and the sweep. */
+#define SWEPT_KEEP_NS (10 * 1000 * 1000 * 1000ull)
+
+static void swept_remember(Manager *m, pid_t tid, uint64_t born_ns) {
+        uint64_t *v = g_new(uint64_t, 1);
+
+        *v = born_ns;
+        g_hash_table_replace(m->swept_births, GINT_TO_POINTER(tid), v);
+}
+
+/* Whether tid's fork record at time_ns tells of a birth a sweep already took. Records come in
+ * time order: a birth's entry goes once a record at or after it came. */
+static bool swept_take(Manager *m, pid_t tid, uint64_t time_ns) {
+        const uint64_t *born_ns = g_hash_table_lookup(m->swept_births, GINT_TO_POINTER(tid));
+        bool taken;
+
+        if (!born_ns)
+                return false;
+        taken = *born_ns + BORN_SLACK_NS >= time_ns;    /* as born_at() matches a control */
+        if (taken || *born_ns < time_ns)
+                g_hash_table_remove(m->swept_births, GINT_TO_POINTER(tid));
+        return taken;
+}
+
+static void swept_forget_old(Manager *m) {
+        uint64_t now = now_monotonic_ns();
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, m->swept_births);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                if (*(const uint64_t *) value + SWEPT_KEEP_NS < now)
+                        g_hash_table_iter_remove(&it);
+}
+
 /* A born thread pmapid had no record of (its fork record lost: a ring that overflowed, or written
- * while pmapid re-executed): made a context, or its counts its group's, from its control alone. */
+ * while pmapid re-executed, or still to come): made a context, or its counts its group's, from its
+ * control alone. */
 static void sweep_birth(pid_t tid, void *userdata) {
         _cleanup_close_ int pidfd = -1;
         Manager *m = userdata;
@@ -275,6 +317,7 @@ static void sweep_birth(pid_t tid, void *userdata) {
 
         if (g_hash_table_contains(m->threads, GINT_TO_POINTER(tid)) || !heirs_born(m->heirs, tid, &birth))
                 return;
+        swept_remember(m, tid, birth.born_ns);
         parent = manager_lookup(m, birth.creator);
         if (((!parent || inheritance_for(m, birth.pid, parent->pid, birth.creator, birth.born_ns, &in) < 0) &&
              inheritance_of_birth(m, &birth, &in) < 0) ||
@@ -302,6 +345,7 @@ static void sweep_birth(pid_t tid, void *userdata) {
 size_t manager_sweep_births(Manager *m) {
         size_t before = manager_n_contexts(m);
 
+        swept_forget_old(m);
         if (m->heirs)
                 heirs_foreach_born(m->heirs, sweep_birth, m);
         return manager_n_contexts(m) - MIN(before, manager_n_contexts(m));
@@ -316,6 +360,8 @@ static void on_fork(pid_t pid, pid_t tid, pid_t ppid, pid_t ptid, uint64_t time_
         bool born;
         int r;
 
+        if (g_hash_table_size(m->swept_births) > 0 && swept_take(m, tid, time_ns))
+                return;         /* a sweep took it from its control: a context, or a dead member's counts */
         c = g_hash_table_lookup(m->threads, GINT_TO_POINTER(tid));
         if (c && c->pid == pid && c->attached_ns >= time_ns)
                 return;         /* its library was quicker: this thread's context, alive or not yet released */

@@ -70,6 +70,7 @@ int manager_new(sd_event *event, const CounterBackend *backend, EventTable *even
         m->groups = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, group_destroy);
         m->contexts_per_uid = g_hash_table_new(g_direct_hash, g_direct_equal);
         m->uid_grants = g_hash_table_new(g_direct_hash, g_direct_equal);
+        m->swept_births = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
         m->predecessors = g_new0(char *, 1);
         m->missed = missed_new();
         m->handed = handed_ledger_new();
@@ -89,6 +90,7 @@ Manager *manager_free(Manager *m) {
         g_hash_table_destroy(m->threads);
         g_hash_table_destroy(m->contexts_per_uid);
         g_hash_table_destroy(m->uid_grants);
+        g_hash_table_destroy(m->swept_births);
         caller_lookup_free(m->lookup);  /* before the cache it fills */
         caller_cache_free(m->callers);
         log_budget_free(m->log_budget);

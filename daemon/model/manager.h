@@ -81,6 +81,8 @@ typedef struct Manager {
         GHashTable *uid_grants;         /* uid -> PolicyGrant + 1 of its last caller: for re-checks of
                                          * an owner's grant when its context passes on (inherit.c) */
         Heirs *heirs;                   /* inheritance inside the kernel (heirs.h); NULL: after the fact */
+        GHashTable *swept_births;       /* tid -> uint64_t* born_ns: births a sweep handled before their
+                                         * fork records were read (inherit.c) */
 } Manager;
 
 /* The fds contexts may hold: RLIMIT_NOFILE less MANAGER_FDS_RESERVED (at least 1). */

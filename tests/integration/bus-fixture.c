@@ -232,6 +232,9 @@ int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args) {
                 argv[n++] = (char *) "--";
         }
         argv[n++] = (char *) pmapid;
+        /* PMAPI_TEST_PMAPID_VERBOSE=1: its debug lines too, in the test's log (a race in a guest). */
+        if (getenv("PMAPI_TEST_PMAPID_VERBOSE") && strcmp(getenv("PMAPI_TEST_PMAPID_VERBOSE"), "1") == 0)
+                argv[n++] = (char *) "-v";
         for (; extra_args && *extra_args && n < 19; extra_args++)
                 argv[n++] = (char *) *extra_args;
         argv[n] = NULL;

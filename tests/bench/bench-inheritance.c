@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bus-fixture.h"
+#include "fresh-pages.h"
 #include "pmapi.h"
 #include "workload.h"
 
@@ -140,10 +141,8 @@ static void window_row(const char *creator, const char *how, PthreadCreate creat
 
         memset(p, 0, n * sizeof(Probe));        /* faulted in here, not in the threads */
         for (int i = 0; i < n; i += burst) {
-                for (int j = i; j < i + burst; j++) {
-                        p[j].pages = mmap(NULL, region, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-                        (void) madvise((void *) p[j].pages, region, MADV_NOHUGEPAGE);
-                }
+                for (int j = i; j < i + burst; j++)
+                        p[j].pages = fresh_pages_map(MAX_TOUCH);
                 for (int j = i; j < i + burst; j++)
                         if (p[j].pages == MAP_FAILED || create(&th[j], NULL, spin_and_read, &p[j]) != 0)
                                 p[j].rc = -1, th[j] = 0;

@@ -8,21 +8,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fresh-pages.h"
+
 #define MAX_BATCH 256
 
 static size_t pages;
 
 static void *touch(void *arg) {
-        size_t page = (size_t) sysconf(_SC_PAGESIZE);
-        volatile char *p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-        if (p == MAP_FAILED)
-                return (void *) (intptr_t) 1;
-        (void) madvise((void *) p, pages * page, MADV_NOHUGEPAGE);        /* one fault per 4 KiB page */
-        for (size_t i = 0; i < pages; i++)
-                p[i * page] = 1;
-        munmap((void *) p, pages * page);
-        return arg;
+        return fresh_pages_touch(pages) < 0 ? (void *) (intptr_t) 1 : arg;
 }
 
 int main(int argc, char *argv[]) {

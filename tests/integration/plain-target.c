@@ -7,23 +7,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fresh-pages.h"
+
 __attribute__((noinline)) void plain_breakpoint(void) {
         __asm__ volatile("" ::: "memory");
 }
 
 static int touch(long n) {
-        long page = sysconf(_SC_PAGESIZE);
-        volatile char *p;
-
-        if (n <= 0)
-                return 0;
-        p = mmap(NULL, (size_t) (n * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-                return -1;
-        (void) madvise((void *) p, (size_t) (n * page), MADV_NOHUGEPAGE);      /* one fault per page */
-        for (long i = 0; i < n; i++)
-                p[i * page] = 1;
-        return munmap((void *) p, (size_t) (n * page));
+        return n <= 0 ? 0 : fresh_pages_touch((size_t) n);
 }
 
 int main(int argc, char *argv[]) {

@@ -37,6 +37,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fresh-pages.h"
+
 typedef int (*PthreadCreate)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 static size_t pages;
@@ -125,16 +127,7 @@ static long long span_others(const Span *s) {
 
 /* Maps n fresh pages (no huge pages) and writes one byte to each: n page faults. */
 static int touch(size_t n) {
-        size_t page = (size_t) sysconf(_SC_PAGESIZE);
-        volatile char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-        if (p == MAP_FAILED)
-                return -1;
-        (void) madvise((void *) p, n * page, MADV_NOHUGEPAGE);
-        for (size_t i = 0; i < n; i++)
-                p[i * page] = 1;
-        munmap((void *) p, n * page);
-        return 0;
+        return fresh_pages_touch(n);
 }
 
 /* Names the thread, then touches its pages: the name first, so that a failure shows whose it is. */

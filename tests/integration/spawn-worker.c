@@ -7,17 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int touch(size_t n) {
-        size_t page = (size_t) sysconf(_SC_PAGESIZE);
-        char *p = n ? mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : NULL;
+#include "fresh-pages.h"
 
-        if (n && p == MAP_FAILED)
-                return 1;
-        if (n)
-                (void) madvise(p, n * page, MADV_NOHUGEPAGE);
-        for (size_t i = 0; i < n; i++)
-                p[i * page] = 1;
-        return 0;
+static int touch(size_t n) {
+        return fresh_pages_touch(n) < 0 ? 1 : 0;
 }
 
 int main(int argc, char *argv[]) {

@@ -486,6 +486,8 @@ static int setup(void **state) {
         static const char *const shared[] = { "PMAPI_SPAWN_WORKER", NULL };
 
         (void) state;
+        /* No huge pages for any worker, the raw ones (touch_raw) included: fresh-pages.h. */
+        (void) prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
         if (bus_fixture_start(&fixture, NULL) != 0)
                 return -1;
         return bus_fixture_share_programs(&fixture, shared);

@@ -11,21 +11,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fresh-pages.h"
+
 static size_t pages, rounds;
 
 static int touch_rounds(size_t n) {
-        size_t page = (size_t) sysconf(_SC_PAGESIZE);
-
-        for (size_t r = 0; r < rounds; r++) {
-                volatile char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-                if (p == MAP_FAILED)
+        for (size_t r = 0; r < rounds; r++)
+                if (fresh_pages_touch(n) < 0)
                         return -1;
-                (void) madvise((void *) p, n * page, MADV_NOHUGEPAGE);    /* one fault per 4 KiB page */
-                for (size_t i = 0; i < n; i++)
-                        p[i * page] = 1;
-                munmap((void *) p, n * page);
-        }
         return 0;
 }
 

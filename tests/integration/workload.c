@@ -13,23 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fresh-pages.h"
 #include "workload.h"
 #include "check.h"
 
 int touch_fresh_pages(size_t n) {
-        size_t page = (size_t) sysconf(_SC_PAGESIZE);
-        volatile char *p;
-
-        if (n == 0)
-                return 0;
-        p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-                return -errno;
-        (void) madvise((void *) p, n * page, MADV_NOHUGEPAGE);    /* one fault per 4 KiB page */
-        for (size_t i = 0; i < n; i++)
-                p[i * page] = 1;
-        munmap((void *) p, n * page);
-        return 0;
+        return fresh_pages_touch(n) < 0 ? -errno : 0;
 }
 
 int find_event_id(const pm_info_t *info, const char *name) {

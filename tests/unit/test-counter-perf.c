@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -51,11 +52,23 @@ static pid_t start_forking_tree(void) {
         return pid;
 }
 
+/* The group both cases open: task clock (the leader, disabled) and page faults, read together. */
+static void tree_group_attrs(struct perf_event_attr attrs[2]) {
+        memset(attrs, 0, 2 * sizeof(attrs[0]));
+        attrs[0].config = PERF_COUNT_SW_TASK_CLOCK;
+        attrs[0].disabled = 1;
+        attrs[1].config = PERF_COUNT_SW_PAGE_FAULTS;
+        for (size_t i = 0; i < 2; i++) {
+                attrs[i].type = PERF_TYPE_SOFTWARE;
+                attrs[i].size = sizeof(attrs[i]);
+                attrs[i].exclude_hv = 1;
+                attrs[i].read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+                                       PERF_FORMAT_TOTAL_TIME_RUNNING;
+        }
+}
+
 static void test_an_inherit_groups_read_waits_out_a_childs_exit(void **state) {
-        struct perf_event_attr attrs[2] = {
-                { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK, .disabled = 1 },
-                { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS },
-        };
+        struct perf_event_attr attrs[2];
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         CounterGroup *groups[2] = { NULL, NULL };
         uint64_t last[2] = { 0, 0 };
@@ -65,12 +78,7 @@ static void test_an_inherit_groups_read_waits_out_a_childs_exit(void **state) {
         pid_t tree;
 
         (void) state;
-        for (size_t i = 0; i < 2; i++) {
-                attrs[i].size = sizeof(attrs[i]);
-                attrs[i].exclude_hv = 1;
-                attrs[i].read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
-                                       PERF_FORMAT_TOTAL_TIME_RUNNING;
-        }
+        tree_group_attrs(attrs);
         tree = start_forking_tree();
         assert_true(tree > 0);
         for (size_t c = 0; c < n_groups; c++) {
@@ -117,22 +125,14 @@ static void test_an_inherit_groups_read_waits_out_a_childs_exit(void **state) {
  * most). Without its guard 1 open in 200 to 7,000 failed here (EINVAL, or ENODEV), and 16 of 202
  * in a 6.1 guest even with 8 tries each. */
 static void test_a_forking_trees_group_always_opens(void **state) {
-        struct perf_event_attr attrs[2] = {
-                { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_TASK_CLOCK, .disabled = 1 },
-                { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS },
-        };
+        struct perf_event_attr attrs[2];
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         int failed = 0, first_error = 0, opens = 0;
         time_t start = time(NULL);
         pid_t tree;
 
         (void) state;
-        for (size_t i = 0; i < 2; i++) {
-                attrs[i].size = sizeof(attrs[i]);
-                attrs[i].exclude_hv = 1;
-                attrs[i].read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
-                                       PERF_FORMAT_TOTAL_TIME_RUNNING;
-        }
+        tree_group_attrs(attrs);
         tree = start_forking_tree();
         assert_true(tree > 0);
         for (; opens < OPENS && time(NULL) - start < LIMIT_S; opens++) {

@@ -14,9 +14,12 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-sh scripts/install-deps.sh
-[ -d build ] || meson setup build >/dev/null
-ninja -C build >/dev/null
+sh scripts/install-deps.sh demo
+# PMAPI_BUILD_DIR: the build to show (tests/run.sh shows its own); made here when missing.
+build=${PMAPI_BUILD_DIR:-build}
+case "$build" in /*) ;; *) build="$top/$build" ;; esac
+[ -d "$build" ] || meson setup "$build" >/dev/null
+ninja -C "$build" >/dev/null
 
 dir=$(mktemp -d /tmp/pmapi-demo-XXXXXX)
 trap 'sh scripts/private-pmcd.sh stop "$dir/pcp"; sh scripts/private-bus.sh stop "$dir"; rm -rf "$dir"' EXIT
@@ -25,19 +28,18 @@ trap 'sh scripts/private-pmcd.sh stop "$dir/pcp"; sh scripts/private-bus.sh stop
 printf '[Access]\nUserModeGroups=users\n' > "$dir/pmapid.conf"
 users_gid=$(getent group users | cut -d: -f3)
 echo "== pmapid --calibrate: each curated event's status measured on this machine, before pmapid starts"
-"$top/build/daemon/pmapid" --calibrate --calibration="$dir/calibration" 2>/dev/null | grep -v 'does not open here'
+"$build/daemon/pmapid" --calibrate --calibration="$dir/calibration" 2>/dev/null | grep -v 'does not open here'
 echo "   (every hardware event: unverified, does not open here, where there is no CPU PMU)"
 echo
-address=$(sh scripts/private-bus.sh start "$dir" "$top/build/daemon/pmapid" --config="$dir/pmapid.conf" \
+address=$(sh scripts/private-bus.sh start "$dir" "$build/daemon/pmapid" --config="$dir/pmapid.conf" \
         --calibration="$dir/calibration")
 export DBUS_SYSTEM_BUS_ADDRESS="$address"
 # The programs other users run, where they can reach them (a clone in /root is root's alone).
 bin="$dir/bin"
 mkdir -p "$bin"
-cp build/samples/s1-single-thread build/samples/s4-thread-group build/pmapi/utils/pmctl \
-        build/pmapi/utils/pmlist build/pmapi/utils/pmcount build/pmapi/utils/pmstat build/pmapi/utils/pmcycles \
-        build/pmapi/libpmapi.so.1 build/pmapi/libpmapi-preload.so \
-        build/tests/integration/touch-pages build/tests/integration/thread-pages "$bin/"
+(cd "$build" && cp samples/s1-single-thread samples/s4-thread-group pmapi/utils/pmctl pmapi/utils/pmlist \
+        pmapi/utils/pmcount pmapi/utils/pmstat pmapi/utils/pmcycles pmapi/libpmapi.so.1 pmapi/libpmapi-preload.so \
+        tests/integration/touch-pages tests/integration/thread-pages "$bin/")
 chmod 755 "$dir" "$bin"
 export LD_LIBRARY_PATH="$bin"
 pmctl="$bin/pmctl"
@@ -55,7 +57,7 @@ as_outsider() { # the same, in no group but its own
 }
 
 echo "== Who may count: kernel.perf_event_paranoid is $(cat /proc/sys/kernel/perf_event_paranoid), and pmapid.conf says"
-"$top/build/daemon/pmapid" --check-config --config="$dir/pmapid.conf"
+"$build/daemon/pmapid" --check-config --config="$dir/pmapid.conf"
 echo "-- nobody in group users counts its own command; nobody in no group$(
         [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 3 ] && echo " is refused (paranoid 3)" ||
         echo " too, at this paranoid (at 3 it would be refused)")"
@@ -88,7 +90,7 @@ fi
 wait $sample
 echo
 # Performance Co-Pilot: a private pmcd with pmdapmapi reading this pmapid (scripts/private-pmcd.sh).
-pcp_host=$(sh scripts/private-pmcd.sh start "$dir/pcp" "$top/build/pmapi/pmda/pmdapmapi" "$address" 2>/dev/null || true)
+pcp_host=$(sh scripts/private-pmcd.sh start "$dir/pcp" "$build/pmapi/pmda/pmdapmapi" "$address" 2>/dev/null || true)
 echo "== S4 as uid 65534 (nobody): a group, 4 threads that inherit it, the group = the sum"
 as_user 65534 "$bin/s4-thread-group" --threads 4 --pages 1000 --hold-ms 1500 &
 sample=$!
@@ -154,9 +156,12 @@ echo
 # Delegate= does, with the work moved into it; a command outside it is not counted.
 mount=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
 cg="$mount/pmapi-demo-$$"
-if [ -n "$mount" ] && mkdir "$cg" 2>/dev/null; then
+echo "== A cgroup as AIX's WPAR: pmcount --cgroup as root while 1,000 pages are touched in it and"
+if [ -z "$mount" ] || ! mkdir "$cg" 2>/dev/null; then
+        echo "   skipped: no cgroup v2 hierarchy this root may write to here"
+        echo
+else
         chown 65534 "$cg" "$cg/cgroup.procs" "$cg/cgroup.threads" "$cg/cgroup.subtree_control"
-        echo "== A cgroup as AIX's WPAR: pmcount --cgroup as root while 1,000 pages are touched in it and"
         echo "   5,000 outside it; then nobody counts the cgroup delegated to it, and one that is not"
         "$bin/pmcount" --no-big-num -e PM_PAGE_FLT --cgroup "/pmapi-demo-$$" -- sh -c \
                 "\"$bin/touch-pages\" 5000 & sh -c 'echo \$\$ > \"$cg/cgroup.procs\" && exec \"$bin/touch-pages\" 1000'; wait" \

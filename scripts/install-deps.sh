@@ -1,18 +1,31 @@
 #!/bin/sh
-# Installs what pmapi needs to build and test on Debian 12, if anything is missing. Needs root.
+# Installs, on Debian 12 and as root, what one job of pmapi needs, if anything of it is missing:
+#   scripts/install-deps.sh demo   what samples/demo.sh needs: the build, a private bus, gdb, PCP
+#   scripts/install-deps.sh test   that and what tests/run.sh adds (the default): sanitizers and
+#                                  libFuzzer, QEMU guests, packaging, a booted systemd, Prometheus
 set -eu
-pkgs="meson ninja-build gcc pkg-config libsystemd-dev libglib2.0-dev libpfm4-dev libcmocka-dev
-      dbus-daemon dbus-bin systemd linux-perf util-linux libjson-glib-dev gdb
-      libseccomp-dev clang libclang-rt-14-dev libsmartcols-dev libbpf-dev make
-      debhelper lintian fakeroot dpkg-dev"
-# QEMU and what prepares a Debian kernel to boot in it (tests/guest/: the suite on Debian's own
-# 5.10, 6.1 and 6.12 kernels; an arm64 Cortex-A57 with its PMU, and the cross compiler for it),
-# without recommends.
-# And what boots a Debian 12 tree with systemd as PID 1 (tests/systemd/: the packages under systemd).
+what=${1:-test}
+# The build (BPF inheritance needs clang and libbpf; the tests' helper programs, which the demo runs
+# too, need cmocka and libseccomp), a private system bus (dbus-daemon; busctl comes with systemd),
+# setpriv and taskset (util-linux), gdb for scenario S2.
+demo_pkgs="meson ninja-build gcc pkg-config python3 libsystemd-dev libglib2.0-dev libpfm4-dev libcmocka-dev
+      dbus-daemon dbus-bin systemd util-linux libjson-glib-dev gdb libseccomp-dev clang libbpf-dev
+      libsmartcols-dev"
+# Performance Co-Pilot: pmdapmapi is built against it, the demo shows a group through pmcd and pminfo.
+demo_services="pcp libpcp-pmda3-dev libpcp3-dev"
+# The tests add: perf (the cross-checks), clang's sanitizer and fuzzer runtimes, make, the Debian
+# packaging tools (tests/package/), Prometheus with curl (the scrape test)...
+test_pkgs="linux-perf libclang-rt-14-dev make debhelper lintian fakeroot dpkg-dev"
+test_services="prometheus curl"
+# ...and, without recommends, QEMU and what prepares a Debian kernel to boot in it (tests/guest/: the
+# suite on Debian's own 5.10, 6.1 and 6.12 kernels; an arm64 Cortex-A57 with its PMU, and the cross
+# compiler for it), and what boots a Debian 12 tree with systemd as PID 1 (tests/systemd/).
 guests="qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu kmod cpio xz-utils systemd-container debootstrap"
-# Performance Co-Pilot (pmdapmapi and its tests: pmcd, pmproxy, dbpmda) and Prometheus with curl
-# (the scrape test), without their recommends (node exporters, IPMI, SNMP...).
-services="pcp libpcp-pmda3-dev libpcp3-dev prometheus curl"
+case "$what" in
+demo) pkgs=$demo_pkgs services=$demo_services guests="" ;;
+test) pkgs="$demo_pkgs $test_pkgs" services="$demo_services $test_services" ;;
+*) echo "usage: $0 [demo|test]" >&2; exit 2 ;;
+esac
 
 missing_of() {
         m=""
@@ -26,7 +39,7 @@ missing=$(missing_of $pkgs)
 missing_guests=$(missing_of $guests)
 missing_services=$(missing_of $services)
 [ -n "$missing$missing_guests$missing_services" ] || exit 0
-echo "Installing:$missing$missing_guests$missing_services"
+echo "Installing for the $what:$missing$missing_guests$missing_services"
 apt-get update -qq
 if [ -n "$missing" ]; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null

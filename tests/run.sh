@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every test, from a fresh Debian 12 machine as root: install what is missing, build with warnings
 # as errors, run the unit and integration suites (the integration tests start their own private
-# dbus-daemon and pmapid), print the benchmark, and end with one "N passed, N failed" line counting
+# dbus-daemon and pmapid), run the demo end to end over the same build, print the benchmark, and end with one "N passed, N failed" line counting
 # the individual cmocka test cases. The integration suite runs once against pmapid as
 # pmapid.service confines it (tests/confine/), once against a sanitized pmapid, once with pmapid
 # pinning threads as it does before Linux 6.9; then libFuzzer replays its corpus against a coverage
@@ -21,7 +21,7 @@ case "${1:-}" in
 esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-sh scripts/install-deps.sh
+sh scripts/install-deps.sh test
 build=${PMAPI_BUILD_DIR:-build-test}
 [ -d "$build" ] || meson setup "$build" -Dwerror=true >/dev/null
 ninja -C "$build"
@@ -29,6 +29,12 @@ rc=0
 PMAPI_TEST_CONFINE=1 meson test -C "$build" --print-errorlogs || rc=$?
 log="$build/meson-logs/tests.txt"
 cp "$build/meson-logs/testlog.txt" "$log" 2>/dev/null || : > "$log"     # later runs overwrite it
+
+# The main job, end to end: samples/demo.sh over this build must exit 0, report no mismatch and print
+# every section (tests/demo/check-demo.sh; its output in meson-logs/demo.txt).
+sh tests/demo/check-demo.sh "$build" "$build/meson-logs/demo.txt" > "$build/meson-logs/demo-check.txt" || rc=$?
+cat "$build/meson-logs/demo-check.txt"
+grep -E '^(not )?ok [0-9]+ - demo: ' "$build/meson-logs/demo-check.txt" >> "$log" || true
 
 # The same suites under AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests whole, the
 # integration tests against a sanitized pmapid (the clients stay uninstrumented: ASan's shadow

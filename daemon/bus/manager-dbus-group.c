@@ -1,6 +1,7 @@
 /* manager-dbus-group.c: the group scope (thread-scope.h). Every method names a thread (pid, tid), of
  * the caller's own process (_mygroup) or one the caller may trace (_group), and acts on that
- * thread's group, with that thread as the "calling thread" of AIX's rules (DESIGN.md §4, §8 A1-A5). */
+ * thread's group, with that thread as the "calling thread" of AIX's rules (docs/design.md, "Group
+ * accounting", and A1-A5). */
 #include "log.h"
 #include "thread-scope.h"
 

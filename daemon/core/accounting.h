@@ -1,5 +1,5 @@
-/* accounting.h: AIX's group accounting rules as pure arithmetic (reference aix-pmapi.md §4.7,
- * DESIGN.md §4). A group keeps one retained vector; its value is
+/* accounting.h: AIX's group accounting rules as pure arithmetic (docs/design.md, "Group
+ * accounting"). A group keeps one retained vector; its value is
  *     group = retained + sum over live members of thread(member)
  * where thread(member) is what the member's counters report since its last reset. So a member's
  * own reset, or its leaving, takes its data out of the group with no bookkeeping; only a death and

@@ -1,4 +1,4 @@
-/* access.h: may a caller see or change a thread? The rule (DESIGN.md §8 A5) is the kernel's own for
+/* access.h: may a caller see or change a thread? The rule (docs/design.md, A5) is the kernel's own for
  * ptrace attach (PTRACE_MODE_ATTACH_REALCREDS), so pmapid never opens a door the kernel keeps shut:
  * allowed are a thread of the caller's own process, root, the target's tracer (or a descendant of
  * the tracer with the tracer's euid: gdb's `shell pmctl`), and a caller whose euid is every uid of

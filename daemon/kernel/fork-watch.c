@@ -1,8 +1,8 @@
 /* fork-watch.c: see fork-watch.h; reading the rings is fork-watch-ring.c. Owns two dummy perf events and their ring buffers per online CPU
  * (one that wakes pmapid at each record, polled by an sd-event source, and one that wakes nobody,
  * for the lazy watch), and nothing else: what a new thread or a new name means for counting is the
- * caller's business. Mechanism and measurements: reference/linux-mechanisms.md, Q6 ("perf's own
- * PERF_RECORD_FORK"). */
+ * caller's business. Why perf's fork records and not the process connector: docs/design.md, L3;
+ * how late a thread attached from them starts counting: docs/measurements.md. */
 #include <assert.h>
 #include <errno.h>
 #include <glib.h>

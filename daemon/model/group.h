@@ -72,10 +72,10 @@ int group_adopt_member(Group *g, Context *c);
 void group_adopt_record(Group *g, const GroupMemberRecord *rec);
 /* c leaves (its context is deleted): its data leaves the group with it. */
 void group_member_left(Group *g, Context *c);
-/* Group start/stop switch the group state and the caller's own state (DESIGN §8 A1, A2). */
+/* Group start/stop switch the group state and the caller's own state (docs/design.md, A1, A2). */
 int group_start(Group *g, Context *caller);
 int group_stop(Group *g, Context *caller);
-/* Resets the caller and the group; other members keep their data (A3). */
+/* Resets the caller and the group; other members keep their data (docs/design.md, A3). */
 int group_reset(Group *g, Context *caller);
 /* The group's value of set 0, or of any set (the arithmetic is per set). */
 int group_read(Group *g, AcctVector ret);

@@ -1,4 +1,4 @@
-/* inherit.c: AIX inheritance (reference aix-pmapi.md §4.4, DESIGN.md §8 A9): a new thread gets the
+/* inherit.c: AIX inheritance (docs/design.md, "Inheritance", R1 and A9): a new thread gets the
  * PM state of the thread that created it (program, own counting state, group) with counters at
  * zero. Two ways in:
  * - libpmapi's start-routine wrapper and fork handler call Inherit from the new thread before any
@@ -37,7 +37,7 @@ typedef struct Inheritance {
         const char *comm;               /* the creator's name, which the kernel copied; NULL: ask /proc */
 } Inheritance;
 
-/* A process group takes every new thread of its process, whoever created it (AIX §4.3). */
+/* A process group takes every new thread of its process, whoever created it (docs/design.md, R1). */
 static Group *process_group_of(Manager *m, pid_t pid) {
         GHashTableIter it;
         gpointer value;

@@ -1,6 +1,6 @@
 /* manager-group.c: the group scope. A descendant group starts with the calling thread alone and
  * grows by inheritance; a process group (PM_PROCESS) takes every thread of the process at once and
- * every later one, and is refused while any of them has a context (AIX §4.3). */
+ * every later one, and is refused while any of them has a context (docs/design.md, R1, T7). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* manager-system.c: the system scope's rules (AIX §4.11, DESIGN §8 A6). Each process may own one
+/* manager-system.c: the system scope's rules (docs/design.md, A6). Each process may own one
  * system-wide context (system-owners.h), from SetSystemProgram until DeleteSystemProgram or its
  * exit, and only it acts on it. Counting every process needs root, and only one process at a time
  * counts every process (AIX's single system-wide context: SystemBusy names its owner); anyone

@@ -1,4 +1,4 @@
-/* system-owners.h: the system-wide contexts pmapid holds, one per owner process (DESIGN §8 A6).
+/* system-owners.h: the system-wide contexts pmapid holds, one per owner process (docs/design.md, A6).
  * AIX has one system-wide context; Linux counts each process tree on its own, so any number of
  * PM_PROCTREE contexts (each owner process its own) coexist with the one context that counts every
  * process (root's, AIX's single slot): a user's process tree never keeps root from counting the

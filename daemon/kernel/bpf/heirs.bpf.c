@@ -1,5 +1,5 @@
-/* heirs.bpf.c: inheritance inside the kernel (DESIGN.md §9). Three programs on scheduler
- * tracepoints, all before or outside the new task's own code:
+/* heirs.bpf.c: inheritance inside the kernel (docs/design.md, "Inheritance inside the kernel").
+ * Four programs on scheduler tracepoints, all before or outside the new task's own code:
  * - task_newtask runs in the creator, inside clone(), before the new task can run: a creator with a
  *   control that inherits gives the new task a copy of it, and zeroed counts;
  * - sched_switch reads the CPU's counters (pmapid's per-CPU perf events, the sources) at every

@@ -1,6 +1,7 @@
 /* test-groups.c: counting groups with real counters: scenarios S4 and S5 of the AIX programming
- * guide and the derived tests T1-T8 (reference aix-pmapi.md §5), with exact relations between the
- * group's data and its members' on freshly touched pages, as root and as an unprivileged user. */
+ * guide and the derived tests T1-T8 (docs/design.md, "Acceptance scenarios", which names the rows
+ * of "Group accounting" each one checks), with exact relations between the group's data and its
+ * members' on freshly touched pages, as root and as an unprivileged user. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* test-inheritance.c: new threads and child processes inherit their creator's PM state (program,
- * own counting state, group) with counters at zero (reference aix-pmapi.md §4.4, scenario S3),
+ * own counting state, group) with counters at zero (docs/design.md, R1 and A9; scenario S3),
  * from their first instruction when created through libpmapi, and a little later when created
  * any other way. Real counters, exact page-fault relations, as root and as an unprivileged user. */
 #include <dlfcn.h>

@@ -1,7 +1,10 @@
-/* test-accounting.c: every row of DESIGN.md §4 (AIX group accounting) with exact numbers, on
- * member contexts over the fake counter backend, and interleavings of the rows: reset during a
- * stopped group, leave after another member's death, group delete with live members. Counter 0
- * counts "work" in the fake backend only while the member's counters are enabled. */
+/* test-accounting.c: every row of AIX's group accounting (docs/design.md, "Group accounting",
+ * rows R1-R10) with exact numbers, on member contexts over the fake counter backend, and
+ * interleavings of the rows: reset during a stopped group, leave after another member's death,
+ * group delete with live members. Each test names the rows it covers. Counter 0 counts "work" in
+ * the fake backend only while the member's counters are enabled. R11 (a thread that cannot join)
+ * and R12 (the group released with its last live member) need the Manager: they are tested in
+ * tests/integration/test-wide-groups.c and tests/unit/test-manager.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,6 +65,8 @@ static int64_t group_value(Group *g) {
         return v[0];
 }
 
+/* The formula and R2, R7, R8, R10 as bare arithmetic: the AND, a death, a group reset and its
+ * consistency, group = retained + sum of live. */
 static void test_pure_rules(void **state) {
         AcctVector retained = { 5 }, live[2] = { { 7 }, { 11 } }, out;
 
@@ -79,8 +84,8 @@ static void test_pure_rules(void **state) {
         assert_false(acct_consistent_after_reset(2));
 }
 
-/* Counts scaled to the enabled time where the PMU time-shared them, as perf stat does; the times
- * since the last reset; a group that never ran keeps 0 and says so. */
+/* R10, a thread's read: counts scaled to the enabled time where the PMU time-shared them, as perf
+ * stat does; the times since the last reset; a group that never ran keeps 0 and says so. */
 static void test_counts_and_times_from_the_kernels_numbers(void **state) {
         int64_t counts[MAX_COUNTERS] = { 1000, 0, 7 };
         int64_t big[MAX_COUNTERS] = { INT64_C(1000000000000000) };
@@ -113,7 +118,8 @@ static void test_counts_and_times_from_the_kernels_numbers(void **state) {
         assert_int_equal(v[0], 1000);
 }
 
-/* Times follow the group rules as counts do: a dead member's stay, a group reset cancels. */
+/* R7, R8 and R10 for the times: they follow the group rules as counts do: a dead member's stay, a
+ * group reset cancels. */
 static void test_times_follow_the_group_rules(void **state) {
         AcctVector retained = {}, live[2] = {}, out;
 
@@ -130,6 +136,7 @@ static void test_times_follow_the_group_rules(void **state) {
         assert_int_equal(out[ACCT_RUNNING], 0);
 }
 
+/* R1: a new member starts at zero, the group is unchanged, members + 1. */
 static void test_new_member_starts_at_zero_and_group_unchanged(void **state) {
         Group *g = group_of(PM_USER | PM_COUNT);
         Context *a = member(PM_USER | PM_COUNT), *b;
@@ -150,6 +157,7 @@ static void test_new_member_starts_at_zero_and_group_unchanged(void **state) {
         context_free(a), context_free(b), group_free(g);
 }
 
+/* R2 and R3: own state AND group state. */
 static void test_member_counts_only_when_its_state_and_the_groups_are_on(void **state) {
         Group *g = group_of(PM_USER);                   /* group off */
         Context *a = member(PM_USER | PM_COUNT);        /* thread on */
@@ -169,6 +177,7 @@ static void test_member_counts_only_when_its_state_and_the_groups_are_on(void **
         context_free(a), group_free(g);
 }
 
+/* R4 and R3: group stop and start switch the caller; other members keep their own states. */
 static void test_group_stop_and_start_resume_only_members_whose_own_state_is_on(void **state) {
         Group *g = group_of(PM_USER | PM_COUNT);
         Context *caller = member(PM_USER | PM_COUNT), *on = member(PM_USER | PM_COUNT), *off = member(PM_USER);
@@ -192,6 +201,7 @@ static void test_group_stop_and_start_resume_only_members_whose_own_state_is_on(
         context_free(caller), context_free(on), context_free(off), group_free(g);
 }
 
+/* R5: a member's own reset. */
 static void test_member_reset_subtracts_its_data_and_keeps_consistency(void **state) {
         Group *g = group_of(PM_USER | PM_COUNT);
         Context *a = member(PM_USER | PM_COUNT), *b = member(PM_USER | PM_COUNT);
@@ -209,6 +219,7 @@ static void test_member_reset_subtracts_its_data_and_keeps_consistency(void **st
         context_free(a), context_free(b), group_free(g);
 }
 
+/* R6: a member leaves. */
 static void test_leaver_takes_its_data_and_is_not_a_member(void **state) {
         Group *g = group_of(PM_USER | PM_COUNT);
         Context *a = member(PM_USER | PM_COUNT), *b = member(PM_USER | PM_COUNT);
@@ -226,6 +237,7 @@ static void test_leaver_takes_its_data_and_is_not_a_member(void **state) {
         context_free(a), context_free(b), group_free(g);
 }
 
+/* R7: a member dies. */
 static void test_dead_member_data_stays_and_it_still_counts_as_member(void **state) {
         Group *g = group_of(PM_USER | PM_COUNT);
         Context *a = member(PM_USER | PM_COUNT), *b = member(PM_USER | PM_COUNT);
@@ -244,6 +256,7 @@ static void test_dead_member_data_stays_and_it_still_counts_as_member(void **sta
         context_free(a), group_free(g);
 }
 
+/* R8 with two members, then R6 after it, then R8 with one. */
 static void test_group_reset_zeroes_group_and_caller_and_marks_inconsistent(void **state) {
         Group *g = group_of(PM_USER | PM_COUNT);
         Context *a = member(PM_USER | PM_COUNT), *b = member(PM_USER | PM_COUNT);
@@ -268,6 +281,7 @@ static void test_group_reset_zeroes_group_and_caller_and_marks_inconsistent(void
         context_free(a), context_free(b), group_free(g);
 }
 
+/* R8 with one member. */
 static void test_group_reset_with_one_member_stays_consistent(void **state) {
         Group *g = group_of(PM_USER | PM_COUNT);
         Context *a = member(PM_USER | PM_COUNT);
@@ -282,6 +296,7 @@ static void test_group_reset_with_one_member_stays_consistent(void **state) {
         context_free(a), group_free(g);
 }
 
+/* R5 between R4 and R3. */
 static void test_reset_during_stopped_group(void **state) {
         Group *g = group_of(PM_USER | PM_COUNT);
         Context *a = member(PM_USER | PM_COUNT), *b = member(PM_USER | PM_COUNT);
@@ -302,6 +317,7 @@ static void test_reset_during_stopped_group(void **state) {
         context_free(a), context_free(b), group_free(g);
 }
 
+/* R6 after R7. */
 static void test_leave_after_another_members_death(void **state) {
         Group *g = group_of(PM_USER | PM_COUNT);
         Context *a = member(PM_USER | PM_COUNT), *b = member(PM_USER | PM_COUNT), *c = member(PM_USER | PM_COUNT);
@@ -321,6 +337,7 @@ static void test_leave_after_another_members_death(void **state) {
         context_free(a), context_free(c), group_free(g);
 }
 
+/* R9, the group's side: its live members are detached (the Manager then deletes their contexts). */
 static void test_group_delete_with_live_members_detaches_them(void **state) {
         Group *g = group_of(PM_USER | PM_COUNT);
         Context *a = member(PM_USER | PM_COUNT), *b = member(PM_USER | PM_COUNT);

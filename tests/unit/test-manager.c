@@ -275,7 +275,7 @@ static bool is_live_member(Group *g, Context *c) {
         return false;
 }
 
-/* Rule 1 */
+/* A new descendant group starts with its creator alone (docs/design.md, R1), programmed once (T8). */
 
 static void test_descendant_group_starts_with_the_caller_alone(void **state) {
         Fixture *f = *state;
@@ -315,7 +315,7 @@ static void test_second_program_on_a_group_member_is_refused(void **state) {
         assert_int_equal(g->n_members, 1);
 }
 
-/* Rule 2 */
+/* A process group is refused while a thread of its process has a context (docs/design.md, T7). */
 
 static void test_process_group_refused_while_a_thread_has_a_context(void **state) {
         Fixture *f = *state;
@@ -354,7 +354,7 @@ static void test_process_group_refused_while_a_thread_has_a_context(void **state
         assert_int_equal(group_value(g), 6);
 }
 
-/* Rule 3 */
+/* Inheritance (docs/design.md, R1 and A9). */
 
 static void test_new_thread_inherits_program_own_state_and_group(void **state) {
         Fixture *f = *state;
@@ -509,7 +509,7 @@ static void test_inherit_when_already_attached_restarts_the_counts(void **state)
         assert_int_equal(group_value(g), 3);
 }
 
-/* Rule 4 */
+/* A member leaves (docs/design.md, R6); the last live one frees the group (R12). */
 
 static void test_deleted_member_takes_its_counts_out_of_the_group(void **state) {
         Fixture *f = *state;
@@ -557,7 +557,7 @@ static void test_deleting_the_last_live_member_frees_the_group(void **state) {
         assert_int_equal(counter_fake_n_open(), f->n_open_before);
 }
 
-/* Rule 5 */
+/* A group delete (docs/design.md, R9). */
 
 static void test_group_delete_removes_every_member(void **state) {
         Fixture *f = *state;
@@ -580,7 +580,7 @@ static void test_group_delete_removes_every_member(void **state) {
         assert_int_equal(g_hash_table_size(f->m->contexts_per_uid), 0);
 }
 
-/* Rule 6 */
+/* A member dies (docs/design.md, R7). */
 
 static void test_lookup_of_exited_member_keeps_its_counts_in_the_group(void **state) {
         Fixture *f = *state;
@@ -610,7 +610,7 @@ static void test_lookup_of_exited_member_keeps_its_counts_in_the_group(void **st
         assert_int_equal(counter_fake_n_open(), f->n_open_before + 1);
 }
 
-/* Rule 7 */
+/* The per-user limit leaves nothing behind (docs/design.md, L9). */
 
 static void test_process_group_over_the_user_limit_leaves_nothing(void **state) {
         Fixture *f = *state;

@@ -9,8 +9,10 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -84,9 +86,25 @@ const char *heirs_unavailable_reason(int error) {
         case -ENOENT:
         case -ESRCH:
                 return "the kernel has no BTF (/sys/kernel/btf/vmlinux) or lacks a tracepoint";
+        case -EXDEV:
+                return "pmapid runs in a PID namespace of its own, a container's: the programs see the "
+                       "host's thread ids, pmapid its own";
         default:
                 return "the programs did not load";
         }
+}
+
+/* The initial PID namespace's inode number, fixed by the kernel (PROC_PID_INIT_INO in
+ * include/linux/proc_ns.h, since Linux 3.8). */
+#define PID_NS_INIT_INO 0xEFFFFFFCU
+
+/* Whether this process sees thread ids other than the kernel's own: it runs in a PID namespace below
+ * the first (a container's). The programs key their maps by the host's ids, which pmapid could not
+ * match with its own: every new thread would be missed, silently. */
+static bool in_nested_pid_namespace(void) {
+        struct stat st;
+
+        return stat("/proc/self/ns/pid", &st) == 0 && st.st_ino != PID_NS_INIT_INO;
 }
 
 /* Dups the fds libbpf holds, so that h owns them apart from the object. */
@@ -105,6 +123,8 @@ int heirs_new(unsigned max_threads, unsigned max_births, Heirs **ret) {
 
         if (n_cpus <= 0)
                 return n_cpus < 0 ? n_cpus : -EINVAL;
+        if (in_nested_pid_namespace())
+                return -EXDEV;
         libbpf_set_print(libbpf_log);
         obj = bpf_object__open_mem(heirs_bpf_object, heirs_bpf_object_size, NULL);
         if (!obj)

@@ -81,11 +81,11 @@ as_user 65534 "$bin/s1-single-thread" --pages 5000 --hold-ms 1500 &
 sample=$!
 sleep 0.7
 echo "-- busctl tree org.pmapi.PerfMon1"
-busctl --address="$address" tree --list org.pmapi.PerfMon1
-thread=$(busctl --address="$address" tree --list org.pmapi.PerfMon1 | grep /thread/ | head -n 1)
+busctl --no-pager --address="$address" tree --list org.pmapi.PerfMon1
+thread=$(busctl --no-pager --address="$address" tree --list org.pmapi.PerfMon1 | grep /thread/ | head -n 1)
 if [ -n "$thread" ]; then
         echo "-- busctl introspect org.pmapi.PerfMon1 $thread org.pmapi.PerfMon1.Thread"
-        busctl --address="$address" introspect org.pmapi.PerfMon1 "$thread" org.pmapi.PerfMon1.Thread
+        busctl --no-pager --address="$address" introspect org.pmapi.PerfMon1 "$thread" org.pmapi.PerfMon1.Thread
 fi
 wait $sample
 echo
@@ -95,10 +95,10 @@ echo "== S4 as uid 65534 (nobody): a group, 4 threads that inherit it, the group
 as_user 65534 "$bin/s4-thread-group" --threads 4 --pages 1000 --hold-ms 1500 &
 sample=$!
 sleep 0.7
-group=$(busctl --address="$address" tree --list org.pmapi.PerfMon1 | grep /group/ | head -n 1)
+group=$(busctl --no-pager --address="$address" tree --list org.pmapi.PerfMon1 | grep /group/ | head -n 1)
 if [ -n "$group" ]; then
         echo "-- busctl introspect org.pmapi.PerfMon1 $group org.pmapi.PerfMon1.Group"
-        busctl --address="$address" introspect org.pmapi.PerfMon1 "$group" org.pmapi.PerfMon1.Group
+        busctl --no-pager --address="$address" introspect org.pmapi.PerfMon1 "$group" org.pmapi.PerfMon1.Group
         if [ -n "$pcp_host" ]; then
                 echo "-- the same live group in Performance Co-Pilot: pminfo -f pmapi.group (pmcd + pmdapmapi)"
                 pminfo -h "$pcp_host" -f pmapi.group pmapi.daemon.up 2>&1

@@ -9,6 +9,16 @@ shift
 echo 2 > /proc/sys/kernel/perf_event_paranoid
 # Taking a CPU offline and back under TCG once hung a 5.10 guest for good (test-system skips it).
 export PMAPI_TEST_NO_CPU_HOTPLUG=1
+# The host (run-guest.sh) stops a guest that makes no progress: the stage in /run/guest-out/stage
+# ("NAME [STALL]", STALL in seconds of this guest's clock) changes or meson's output in
+# /run/guest-out/meson.txt grows. It counts on this guest's clock, as meson's test timeouts do
+# (under -icount it runs as the guest executes, 20 times slower than the host's here under load):
+# written to /run/guest-out/clock every second of it.
+echo tests > /run/guest-out/stage
+while sleep 1; do
+        cut -d' ' -f1 /proc/uptime > /run/guest-out/clock.new && mv /run/guest-out/clock.new /run/guest-out/clock
+done &
+clock=$!
 # Every 30 s, on the console: the last test line and the processes that run or wait in the kernel,
 # with their kernel stacks, so that a guest that hangs says where.
 (
@@ -26,7 +36,9 @@ export PMAPI_TEST_NO_CPU_HOTPLUG=1
         done
 ) &
 watch=$!
-meson test -C "$build" --no-rebuild --print-errorlogs "$@" > /run/guest-out/meson.txt 2>&1
+# PMAPI_GUEST_TIMEOUT_MULTIPLIER: meson's --timeout-multiplier here (the host's limits follow it).
+meson test -C "$build" --no-rebuild --print-errorlogs --timeout-multiplier "${PMAPI_GUEST_TIMEOUT_MULTIPLIER:-1}" "$@" \
+        > /run/guest-out/meson.txt 2>&1
 rc=$?
 kill "$watch" 2>/dev/null
 grep -E '^ *[0-9]+/[0-9]+ .*(OK|FAIL|SKIP|TIMEOUT)' /run/guest-out/meson.txt
@@ -34,10 +46,13 @@ echo "=== guest testlog"
 cat "$build/meson-logs/testlog.txt"
 echo "=== end"
 # PMAPI_GUEST_CALIBRATE=yes: pmapid --calibrate on this machine's PMU, its file printed.
+# Under 5 s of the guest's clock in the arm64 guest: its own stall limit, not the tests'.
 if [ "${PMAPI_GUEST_CALIBRATE:-no}" = yes ]; then
+        echo calibration 120 > /run/guest-out/stage
         "$build/daemon/pmapid" --calibrate --calibration=/run/guest-calibration >/dev/null 2>&1 || rc=1
         echo "=== guest calibration"
         cat /run/guest-calibration 2>/dev/null
         echo "=== end"
 fi
+kill "$clock" 2>/dev/null
 exit $rc

@@ -5,7 +5,8 @@
 # whose outcome depends on the kernel: pins and identity, inheritance, exits, handover, cgroups, the
 # system scope, time, and the perf backend's inherited group reads (a unit test); PMAPI_GUEST_TESTS=all runs every integration test (the long form, about 6
 # minutes a kernel here), or names others. Each guest's meson log goes to LOG; one line per kernel
-# says how it went and how long it took.
+# says how it went and how long it took. A guest runs as long as it makes progress (run-guest.sh),
+# its limits from its tests' timeouts (guest_limits in console.sh).
 #   tests/guest/kernel-matrix.sh BUILD LOG [SUITE...]
 set -u
 build=$1 log=$2
@@ -17,7 +18,8 @@ cache=${PMAPI_GUEST_CACHE:-$top/$build/guests}
 tests=${PMAPI_GUEST_TESTS:-thread-counting groups inheritance bad-input identity third-party system reexec
  fd-store local-reads thread-names cgroup time mx aix-clients aix-client-code event-groups counter-perf}
 [ "$tests" = all ] && tests="--suite integration"
-limit=${PMAPI_GUEST_TIMEOUT:-300}
+# shellcheck disable=SC2086
+guest_limits "$top/$build" $tests
 rc=0
 n=0
 mkdir -p "$cache"
@@ -33,11 +35,11 @@ for suite in $suites; do
         chosen=$tests
         out="$cache/$suite-amd64.console"
         # shellcheck disable=SC2086
-        (cd "$top" && sh tests/guest/run-guest.sh "$kdir" amd64 "$limit" sh tests/guest/in-guest.sh "$build" $chosen) \
+        (cd "$top" && sh tests/guest/run-guest.sh "$kdir" amd64 "$stall" "$cap" sh tests/guest/in-guest.sh "$build" $chosen) \
                 > "$out" 2>&1
         status=$?
         console_take "$out" "$log"
-        line="guest $(cut -d' ' -f1 "$kdir/release") (Debian $suite): $passed meson tests passed${failed:+, failed: $failed}; kernel ready in ${prepared} s, tests in $(($(date +%s) - start - prepared)) s"
+        line="guest $(cut -d' ' -f1 "$kdir/release") (Debian $suite): $passed meson tests passed${failed:+, failed: $failed}; kernel ready in ${prepared} s, tests in $(($(date +%s) - start - prepared)) s${stopped:+; stopped: $stopped}"
         if [ "$status" -eq 0 ]; then
                 echo "ok $n - $line"
         else

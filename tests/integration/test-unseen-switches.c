@@ -14,13 +14,16 @@
  * such a slice takes from the task's own fault counts: the CPU's count since the last switch seen
  * may hold the unseen task's faults (a CI run's burst of born threads counted more than getrusage
  * said) or, where that task was pmapid, was dropped. The second test names pmapid in the note: a
- * slice that took the CPU's count would lose every fault. The third needs no pokes: threads whose
- * faults sleep on mmap_lock, where the machine's own switches go unseen, count exactly what perf
- * counts of them. */
+ * slice that took the CPU's count would lose every fault. The third names a helper that sleeps,
+ * while a born thread's faults sleep across its slices' ends (a userfaultfd): each counts once.
+ * The fourth needs no pokes: threads whose faults sleep on mmap_lock, where the machine's own
+ * switches go unseen, count exactly what perf counts of them. */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
+#include <linux/userfaultfd.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -30,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +42,7 @@
 
 #include "bpf/heirs-abi.h"
 #include "bus-fixture.h"
+#include "fresh-pages.h"
 #include "pmapi.h"
 #include "workload.h"
 
@@ -105,6 +111,7 @@ typedef struct Spinner {
         pthread_mutex_t lock;
         pthread_cond_t cond;
         bool done, release;
+        bool ready, stop;               /* stand_by(): past its first faults; spin no more */
 } Spinner;
 
 /* The context switches of thread tid of this process so far (voluntary and not), or -1. */
@@ -177,19 +184,52 @@ static void *touch(void *arg) {
         return NULL;
 }
 
+/* Two CPUs the calling thread may run on, which is then kept to the first; *saved: its CPUs before.
+ * Skips with one: every write of the note would be undone by the writer's own switch. */
+static void two_cpus(cpu_set_t *saved, int *first, int *second) {
+        cpu_set_t mine;
+
+        *first = *second = -1;
+        assert_int_equal(sched_getaffinity(0, sizeof(*saved), saved), 0);
+        for (int c = 0; c < CPU_SETSIZE && (*first < 0 || *second < 0); c++)
+                if (CPU_ISSET(c, saved)) {
+                        if (*first < 0)
+                                *first = c;
+                        else
+                                *second = c;
+                }
+        if (*second < 0)
+                skip();
+        CPU_ZERO(&mine);
+        CPU_SET(*first, &mine);
+        assert_int_equal(sched_setaffinity(0, sizeof(mine), &mine), 0);
+}
+
+/* fn(arg) on a new thread kept to cpu. */
+static void start_on(int cpu, pthread_t *t, void *(*fn)(void *), void *arg) {
+        pthread_attr_t attr;
+        cpu_set_t theirs;
+
+        CPU_ZERO(&theirs);
+        CPU_SET(cpu, &theirs);
+        assert_int_equal(pthread_attr_init(&attr), 0);
+        assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof(theirs), &theirs), 0);
+        assert_int_equal(pthread_create(t, &attr, fn, arg), 0);
+        pthread_attr_destroy(&attr);
+}
+
 /* Counts events (names, COUNT_NOTHING after the last) on the calling thread, runs fn on a born
  * thread on one CPU while this one, on another, writes note into pmapid's per-CPU note of the last
  * task switched in every POKE_US; reads the born thread's data once its last switch went by.
  * Returns the slices made ambiguous meanwhile; skips with one CPU or without kernel inheritance. */
 static uint64_t run_poked(const char *const names[MAX_COUNTERS], int mode, void *(*fn)(void *), Spinner *s,
                           uint32_t note_tid, uint32_t note_tgid, pm_data_t *d) {
-        int ncpu = libbpf_num_possible_cpus(), map, pokes = 0, first = -1, second = -1;
+        int ncpu = libbpf_num_possible_cpus(), map, pokes = 0, first, second;
         struct heirs_last_seen *note;
         uint64_t ambiguous;
         pm_info_t info;
         pm_prog_t prog;
-        cpu_set_t saved, mine, theirs;
-        pthread_attr_t attr;
+        cpu_set_t saved;
         pthread_t t;
         bool done = false;
 
@@ -217,25 +257,8 @@ static uint64_t run_poked(const char *const names[MAX_COUNTERS], int mode, void 
         ambiguous = ambiguous_slices();
 
         /* The writer on one CPU, the thread on another. */
-        assert_int_equal(sched_getaffinity(0, sizeof(saved), &saved), 0);
-        for (int c = 0; c < CPU_SETSIZE && (first < 0 || second < 0); c++)
-                if (CPU_ISSET(c, &saved)) {
-                        if (first < 0)
-                                first = c;
-                        else
-                                second = c;
-                }
-        if (second < 0)
-                skip();                 /* one CPU: every write is undone by the writer's own switch */
-        CPU_ZERO(&mine);
-        CPU_SET(first, &mine);
-        CPU_ZERO(&theirs);
-        CPU_SET(second, &theirs);
-        assert_int_equal(sched_setaffinity(0, sizeof(mine), &mine), 0);
-        assert_int_equal(pthread_attr_init(&attr), 0);
-        assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof(theirs), &theirs), 0);
-        assert_int_equal(pthread_create(&t, &attr, fn, s), 0);
-        pthread_attr_destroy(&attr);
+        two_cpus(&saved, &first, &second);
+        start_on(second, &t, fn, s);
         while (!done) {
                 assert_int_equal(bpf_map_update_elem(map, &(uint32_t) { 0 }, note, BPF_ANY), 0);
                 pokes++;
@@ -308,6 +331,202 @@ static void test_born_faults_survive_unseen_switches(void **state) {
         (void) state;
         faults_survive(PM_USER | PM_KERNEL);
         faults_survive(PM_USER);
+}
+
+/* A fault in flight where its slice ends unseen: perf counted it as it started, the task's own
+ * counts take it as it ends, in a later slice, which does not take its start. A slice of user-mode
+ * faults that took the lesser of the task's own count and the CPU's lost it (test-soak's born
+ * threads lost one that slept on mmap_lock, 1 run in 30). Here a born thread's faults wait on a
+ * userfaultfd that this thread answers once the faulting thread sleeps, while the note names a
+ * helper that sleeps too, as the VM's PID 1 threads do that come and go unseen: the CPU's count
+ * less the helper's faults (none) is one more than the thread's own. Each round sleeps first, so
+ * that the slice that ends in the fault holds no other fault's end. */
+#define FLIGHT_ROUNDS 100
+
+typedef struct Flier {
+        Spinner s;
+        volatile char *pages;
+} Flier;
+
+static void *fly(void *arg) {
+        Flier *f = arg;
+        long long start = clock_ns(CLOCK_MONOTONIC);
+        long page = sysconf(_SC_PAGESIZE);
+
+        f->s.tid = (pid_t) syscall(SYS_gettid);
+        for (int i = 0; i < FLIGHT_ROUNDS; i++) {
+                long long until;
+
+                usleep(50);
+                until = clock_ns(CLOCK_THREAD_CPUTIME_ID) + CHUNK_NS;
+                while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < until)
+                        ;
+                f->pages[i * page] = 1;         /* sleeps until answered */
+        }
+        f->s.switches = thread_switches(f->s.tid);
+        f->s.faults = thread_faults();
+        finish(&f->s, start);
+        return NULL;
+}
+
+/* Spins until told to stop, sleeping 50 us after each millisecond of its CPU time (a switch in
+ * that went unseen is followed by one seen), then blocks until released. It faults only before
+ * its first sleep: a note of it since holds all its faults. */
+static void *stand_by(void *arg) {
+        Spinner *s = arg;
+        long long start = clock_ns(CLOCK_MONOTONIC);
+
+        s->tid = (pid_t) syscall(SYS_gettid);
+        while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
+                long long until = clock_ns(CLOCK_THREAD_CPUTIME_ID) + CHUNK_NS;
+
+                while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < until)
+                        ;
+                usleep(50);
+                __atomic_store_n(&s->ready, true, __ATOMIC_RELEASE);
+        }
+        finish(s, start);
+        return NULL;
+}
+
+/* Whether thread tid of this process sleeps (S, or D: a fault may wait killable). */
+static bool sleeps(pid_t tid) {
+        char path[64], buf[512], *p;
+        FILE *f;
+        size_t n;
+
+        snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int) tid);
+        f = fopen(path, "re");
+        if (!f)
+                return false;
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        p = strrchr(buf, ')');
+        return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+}
+
+static void release(Spinner *s, pthread_t t) {
+        pthread_mutex_lock(&s->lock);
+        s->release = true;
+        pthread_cond_broadcast(&s->cond);
+        pthread_mutex_unlock(&s->lock);
+        assert_int_equal(pthread_join(t, NULL), 0);
+}
+
+static bool spinner_done(Spinner *s) {
+        bool done;
+
+        pthread_mutex_lock(&s->lock);
+        done = s->done;
+        pthread_mutex_unlock(&s->lock);
+        return done;
+}
+
+static void test_born_fault_in_flight_where_switches_go_unseen(void **state) {
+        static const char *const names[MAX_COUNTERS] = { "PM_PAGE_FLT" };
+        Spinner helper = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+        Flier f = { .s = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER } };
+        int ncpu = libbpf_num_possible_cpus(), map, uffd, first, second, answered = 0, pending = 0;
+        struct uffdio_api api = { .api = UFFD_API };
+        struct heirs_last_seen *note;
+        long page = sysconf(_SC_PAGESIZE);
+        struct uffdio_register reg;
+        void *zeros = aligned_alloc((size_t) page, (size_t) page);
+        uint64_t ambiguous, at = 0;
+        pm_info_t info;
+        pm_prog_t prog;
+        pm_data_t d;
+        cpu_set_t saved;
+        pthread_t h, t;
+        bool found = false;
+
+        (void) state;
+        if (!kernel_inheritance())
+                skip();
+        uffd = (int) syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+        if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) < 0) {
+                print_message("# no userfaultfd here: %m\n");
+                skip();
+        }
+        map = pmapid_map("last_next");
+        assert_true(map >= 0 && ncpu > 0);
+        note = calloc((size_t) ncpu, sizeof(*note));
+        assert_non_null(note);
+        assert_non_null(zeros);
+        memset(zeros, 0, (size_t) page);
+
+        assert_int_equal(pm_init(PM_VERIFIED | PM_CAVEAT, &info, NULL), 0);
+        memset(&prog, 0, sizeof(prog));
+        for (int i = 0; i < MAX_COUNTERS; i++)
+                prog.events[i] = COUNT_NOTHING;
+        assert_true((prog.events[0] = find_event_id(&info, names[0])) >= 0);
+        prog.mode.w = PM_USER | PM_COUNT;
+        assert_int_equal(pm_set_program_mythread(&prog), 0);   /* the switches are read from here */
+
+        /* The helper on the thread's CPU until the kernel's note there names it: that note, its
+         * task and fault counts, is what the pokes write. */
+        two_cpus(&saved, &first, &second);
+        start_on(second, &h, stand_by, &helper);
+        for (int i = 0; i < 1000 && !found; i++) {
+                usleep(1000);
+                assert_int_equal(bpf_map_lookup_elem(map, &(uint32_t) { 0 }, note), 0);
+                found = __atomic_load_n(&helper.ready, __ATOMIC_ACQUIRE) &&
+                        note[second].tid == (uint32_t) helper.tid;
+        }
+        assert_true(found);
+        for (int i = 0; i < ncpu; i++)
+                note[i] = note[second];
+        __atomic_store_n(&helper.stop, true, __ATOMIC_RELAXED);
+        while (!spinner_done(&helper))
+                usleep(1000);
+
+        f.pages = fresh_pages_map(FLIGHT_ROUNDS);
+        assert_true(f.pages != MAP_FAILED);
+        reg = (struct uffdio_register) { .range = { (uintptr_t) f.pages, (uint64_t) FLIGHT_ROUNDS * page },
+                                         .mode = UFFDIO_REGISTER_MODE_MISSING };
+        assert_int_equal(ioctl(uffd, UFFDIO_REGISTER, &reg), 0);
+        ambiguous = ambiguous_slices();
+
+        /* Poke, and answer a fault once the thread sleeps in it (seen twice, a poke apart). */
+        start_on(second, &t, fly, &f);
+        while (!spinner_done(&f.s)) {
+                struct uffd_msg msg;
+
+                assert_int_equal(bpf_map_update_elem(map, &(uint32_t) { 0 }, note, BPF_ANY), 0);
+                if (!at && read(uffd, &msg, sizeof(msg)) == sizeof(msg) && msg.event == UFFD_EVENT_PAGEFAULT)
+                        at = msg.arg.pagefault.address & ~(uint64_t) (page - 1);
+                if (at)
+                        pending = sleeps(f.s.tid) ? pending + 1 : 0;
+                if (pending == 2) {
+                        struct uffdio_copy copy = { .dst = at, .src = (uintptr_t) zeros, .len = (uint64_t) page };
+
+                        assert_int_equal(ioctl(uffd, UFFDIO_COPY, &copy), 0);
+                        answered++;
+                        at = 0;
+                        pending = 0;
+                }
+                usleep(POKE_US);
+        }
+        assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
+        for (int i = 0; i < 1000 && thread_switches(f.s.tid) <= f.s.switches; i++)
+                usleep(1000);
+        assert_true(f.s.switches >= 0 && thread_switches(f.s.tid) > f.s.switches);
+        ambiguous = ambiguous_slices() - ambiguous;
+        assert_int_equal(pm_get_data_thread(getpid(), f.s.tid, &d), 0);
+        release(&f.s, t);
+        release(&helper, h);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+        print_message("# %d faults answered, %llu slices ambiguous; getrusage %lld, PM_PAGE_FLT %lld\n", answered,
+                      (unsigned long long) ambiguous, f.s.faults, d.accu[0]);
+        assert_int_equal(answered, FLIGHT_ROUNDS);
+        assert_true(ambiguous >= FLIGHT_ROUNDS / 2);    /* or this proves nothing */
+        assert_int_equal(d.accu[0], f.s.faults);
+        (void) munmap((void *) f.pages, (size_t) FLIGHT_ROUNDS * page);
+        close(uffd);
+        close(map);
+        free(note);
+        free(zeros);
 }
 
 /* Faults that sleep. CONTEND_THREADS born threads each map CONTEND_PAGES pages, touch and unmap
@@ -445,6 +664,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_born_clocks_survive_unseen_switches),
                 cmocka_unit_test(test_born_faults_survive_unseen_switches),
+                cmocka_unit_test(test_born_fault_in_flight_where_switches_go_unseen),
                 cmocka_unit_test(test_contended_faults_where_switches_go_unseen),
         };
 

@@ -14,8 +14,9 @@ demo_pkgs="meson ninja-build gcc pkg-config python3 libsystemd-dev libglib2.0-de
 # Performance Co-Pilot: pmdapmapi is built against it, the demo shows a group through pmcd and pminfo.
 demo_services="pcp libpcp-pmda3-dev libpcp3-dev"
 # The tests add: perf (the cross-checks), clang's sanitizer and fuzzer runtimes, make, the Debian
-# packaging tools (tests/package/), Prometheus with curl (the scrape test)...
-test_pkgs="linux-perf libclang-rt-14-dev make debhelper lintian fakeroot dpkg-dev"
+# packaging tools (tests/package/), man-db (the man pages rendered as lintian does), Prometheus
+# with curl (the scrape test)...
+test_pkgs="linux-perf libclang-rt-14-dev make debhelper lintian fakeroot dpkg-dev man-db"
 test_services="prometheus curl"
 # ...and, without recommends, QEMU and what prepares a Debian kernel to boot in it (tests/guest/: the
 # suite on Debian's own 5.10, 6.1 and 6.12 kernels; an arm64 Cortex-A57 with its PMU, and the cross

@@ -37,10 +37,31 @@ Heirs *counter_bpf_engine(void) {
 
 static bool batching;
 
+/* A fold that fails leaves counts as of the thread's last switch: said once, in the debug log. */
+static void fold_failed(int r) {
+        static bool said;
+
+        if (r < 0 && !said) {
+                said = true;
+                log_debug("The kernel did not run the fold (%s): a running born thread is read as of its "
+                          "last switch.", strerror(-r));
+        }
+}
+
+/* A running born thread's counts up to now: its slice so far is ended on its CPU (heirs.bpf.c, the
+ * fold). A thread's own call blocks it on the bus, but pmapid may take the call before the thread
+ * has left its CPU: without the fold, its stop dropped the 400 pages it had just touched (the arm64
+ * guest), and a read of a thread that keeps its CPU showed nothing of its work for seconds. */
+static void fold(pid_t tid) {
+        fold_failed(heirs_fold_thread(engine, tid));
+}
+
 void counter_bpf_batch_begin(void) {
         batching = true;
-        if (engine)
+        if (engine) {
+                fold_failed(heirs_fold_running(engine));
                 heirs_batch_begin(engine);
+        }
 }
 
 void counter_bpf_batch_end(void) {
@@ -86,27 +107,11 @@ static int bpf_open(const CounterTarget *target, const struct perf_event_attr *a
         return 0;
 }
 
-/* The thread's slice so far reaches its counts at its next switch, as counted or not by its control
- * then. A thread's own call blocks it on the bus, but pmapid may take the call before the thread
- * has left its CPU (measured in the arm64 guest: a born thread's stop dropped the 400 pages it had
- * just touched). So a stop, start, reset or single read first waits for it to leave its CPU, 200 us
- * at most (pmapid's own work on the call gives it time), so that a caller that asks for a running
- * thread (a third party's target) costs pmapid no more than a call does: that thread is switched
- * or read as of its last switch. A group's read (a batch) does not wait: its members are read as of
- * their last switches. */
-#define OFF_CPU_TRIES 4
-#define OFF_CPU_WAIT_NS (50 * 1000)
-
-static void wait_off_cpu(pid_t tid) {
-        for (int tries = 0; heirs_maybe_on_cpu(engine, tid) && tries < OFF_CPU_TRIES; tries++)
-                (void) nanosleep(&(struct timespec) { 0, OFF_CPU_WAIT_NS }, NULL);
-}
-
 /* Its own state, which its creations are born with, and its own counters where it has them. */
 static int bpf_switch(CounterGroup *g, bool on) {
         int r;
 
-        wait_off_cpu(g->tid);
+        fold(g->tid);   /* its slice so far is counted or not as its state was */
         r = heirs_set_counting(engine, g->tid, on);
 
         if (r < 0 && r != -ENOENT)      /* gone with its thread: nothing left to switch in the maps */
@@ -147,7 +152,7 @@ static void bpf_refresh(CounterGroup *g) {
 static int drop_sums(CounterGroup *g) {
         int r;
 
-        wait_off_cpu(g->tid);
+        fold(g->tid);
         r = heirs_reset(engine, g->tid, g->born_ns);
 
         if (r < 0 && r != -ENOENT && r != -ESTALE)
@@ -179,7 +184,7 @@ static int bpf_read(CounterGroup *g, uint64_t *values, size_t n, CounterTimes *t
         int r;
 
         if (!batching && !g->local)
-                wait_off_cpu(g->tid);
+                fold(g->tid);
         bpf_carried(g, values, n, times);
         if (!g->local)
                 return 0;
@@ -254,6 +259,10 @@ static bool blocked(pid_t tid) {
         fclose(f);
         return off;
 }
+
+/* A handover waits for the thread to block: 4 looks, 50 us apart. */
+#define OFF_CPU_TRIES 4
+#define OFF_CPU_WAIT_NS (50 * 1000)
 
 /* Hands the thread's counting from the kernel's slices to its own counters local (open, disabled),
  * while it is blocked: its counter starts and its slices stop with nothing run in between, which

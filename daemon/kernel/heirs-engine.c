@@ -51,6 +51,7 @@ static Heirs *heirs_alloc(unsigned n_cpus) {
                 h->maps[i] = -1;
         for (size_t i = 0; i < N_LINKS; i++)
                 h->links[i] = -1;
+        h->fold = -1;
         h->source_fds = malloc(sizeof(int) * HEIRS_MAX_SOURCES * n_cpus);
         if (!h->source_fds) {
                 free(h);
@@ -66,6 +67,7 @@ Heirs *heirs_free(Heirs *h) {
                 return NULL;
         for (size_t i = 0; i < N_LINKS; i++)
                 safe_close(h->links[i]);
+        safe_close(h->fold);
         for (size_t i = 0; i < N_MAPS; i++)
                 safe_close(h->maps[i]);
         for (size_t i = 0; i < HEIRS_MAX_SOURCES * h->n_cpus; i++)
@@ -171,6 +173,10 @@ int heirs_new(unsigned max_threads, unsigned max_births, Heirs **ret) {
                         goto out;
                 h->links[i] = r;
         }
+        r = take_fd(bpf_program__fd(bpf_object__find_program_by_name(obj, "heirs_fold")));
+        if (r < 0)
+                goto out;
+        h->fold = r;
         *ret = TAKE_PTR(h);
         r = 0;
 out:
@@ -368,6 +374,8 @@ size_t heirs_fds(Heirs *h, int *ret, size_t max) {
                 ret[k++] = h->maps[i];
         for (size_t i = 0; i < N_LINKS && k < max; i++)
                 ret[k++] = h->links[i];
+        if (k < max)
+                ret[k++] = h->fold;
         return k;
 }
 
@@ -384,10 +392,11 @@ int heirs_adopt(const int *fds, size_t n, Heirs **ret) {
         struct heirs_config cfg;
         Heirs *h;
 
-        if (n != N_MAPS + N_LINKS)
+        if (n != N_MAPS + N_LINKS + 1)
                 return -EINVAL;
         if (!value_size_is(fds[MAP_CONTROLS], sizeof(struct heirs_control)) ||
             !value_size_is(fds[MAP_COUNTS], sizeof(struct heirs_counts)) ||
+            !value_size_is(fds[MAP_LAST_NEXT], sizeof(struct heirs_last_seen)) ||
             !value_size_is(fds[MAP_CONFIG], sizeof(struct heirs_config)))
                 return -EPROTO;
         if (bpf_map_lookup_elem(fds[MAP_CONFIG], &(__u32) { 0 }, &cfg) < 0)
@@ -399,6 +408,7 @@ int heirs_adopt(const int *fds, size_t n, Heirs **ret) {
                 h->maps[i] = fds[i];
         for (size_t i = 0; i < N_LINKS; i++)
                 h->links[i] = fds[N_MAPS + i];
+        h->fold = fds[N_MAPS + N_LINKS];
         *ret = h;
         return 0;
 }

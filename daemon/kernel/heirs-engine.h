@@ -15,6 +15,7 @@ enum { LINK_NEWTASK, LINK_SWITCH, LINK_EXEC, LINK_EXIT, N_LINKS };
 struct Heirs {
         int maps[N_MAPS];
         int links[N_LINKS];
+        int fold;                       /* heirs_fold, loaded and never attached (heirs_fold_*()) */
         unsigned n_cpus;
         int *source_fds;                /* [source * n_cpus + cpu], -1: not opened by this image */
         bool batching;                  /* between heirs_batch_begin() and _end() */

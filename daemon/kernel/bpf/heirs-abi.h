@@ -85,6 +85,8 @@ struct heirs_last_seen {
         __u64 task;                     /* its task_struct (0: none noted) */
         __u64 min_flt;
         __u64 maj_flt;
+        __u32 busy;                     /* the exec program is ending a slice here: a fold waits */
+        __u32 pad;
 };
 
 /* What a source counts: the perf_event_attr fields that name an event and its modes (in_use 0: free). */
@@ -108,5 +110,6 @@ enum {
                                          * next on its CPU): the slice since the last one seen went to prev */
         HEIRS_STAT_AMBIGUOUS,           /* such a slice of a counted task: some of it may be another's */
         HEIRS_STAT_SEALED,              /* tasks sealed by an exec that left them non-dumpable */
+        HEIRS_STAT_FOLDS,               /* slices of running tasks ended by pmapid's fold */
         HEIRS_N_STATS,
 };

@@ -1,5 +1,6 @@
 /* heirs.bpf.c: inheritance inside the kernel (docs/design.md, "Inheritance inside the kernel").
- * Four programs on scheduler tracepoints, all before or outside the new task's own code:
+ * Four programs on scheduler tracepoints, all before or outside the new task's own code, and a fifth
+ * that pmapid runs on a CPU itself:
  * - task_newtask runs in the creator, inside clone(), before the new task can run: a creator with a
  *   control that inherits gives the new task a copy of it, and zeroed counts;
  * - sched_switch reads the CPU's counters (pmapid's per-CPU perf events, the sources) at every
@@ -21,7 +22,10 @@
  * - a task's last switch away (its state TASK_DEAD) makes its counts final, its whole exit
  *   included (as getrusage counts it; perf's own task counters stop a little earlier, at
  *   perf_event_exit_task(), for kernel-mode events only); sched_process_exit marks it exiting
- *   before, so that a reader knows to wait for that switch.
+ *   before, so that a reader knows to wait for that switch;
+ * - the fold (heirs_fold) ends the slice of the task running on a CPU as a switch would, without
+ *   one: pmapid runs it there before it reads, stops, starts or resets a running thread, so that a
+ *   read holds what the thread did up to the call, not up to its last switch.
  * No task has a counter of its own. Beyond the reads of the open sources, a switch costs two hash
  * lookups. */
 #include <linux/bpf.h>
@@ -457,8 +461,8 @@ static __always_inline void note_next(struct heirs_last_seen *last, struct task_
         last->task = (__u64) t;
         last->min_flt = BPF_CORE_READ(t, min_flt);
         last->maj_flt = BPF_CORE_READ(t, maj_flt);
-        last->tgid = (__u32) t->tgid;
-        last->tid = (__u32) t->pid;
+        last->tgid = (__u32) BPF_CORE_READ(t, tgid);
+        last->tid = (__u32) BPF_CORE_READ(t, pid);
 }
 
 /* The slice ending now on this CPU, of the sources in only, added to the counts n of task c, or to
@@ -507,19 +511,14 @@ static __always_inline void restart_slice(struct heirs_config *cfg, __u32 cpu) {
         }
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next) {
-        __u32 zero = 0, cpu = bpf_get_smp_processor_id(), tid = (__u32) prev->pid;
-        struct heirs_config *cfg = bpf_map_lookup_elem(&config, &zero);
-        struct heirs_last_seen *last_tid = bpf_map_lookup_elem(&last_next, &zero);
+/* Ends the slice of task prev (tid) on this CPU now: adds it to prev's counts where it is counted
+ * here, and makes them final where prev is dead (its last switch away). */
+static __always_inline void end_slice(struct heirs_config *cfg, struct heirs_last_seen *last, struct task_struct *prev,
+                                      __u32 tid, __u32 cpu, _Bool may_die) {
+        __u32 only = slice_sources(cfg, last, tid);
         struct heirs_control *c;
-        struct heirs_counts *n;
-        __u32 only;
+        struct heirs_counts *n = tracked(tid, &c);
 
-        if (!cfg || !last_tid || cpu >= cfg->n_cpus || cfg->n_sources == 0)
-                return 0;
-        only = slice_sources(cfg, last_tid, tid);
-        n = tracked(tid, &c);
         if (n && only != 0xffffffff)
                 stat_add(HEIRS_STAT_AMBIGUOUS);
         if (n && !(n->state & HEIRS_FINAL)) {
@@ -527,17 +526,60 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
                 __u32 flags = flags_of(c);
 
                 own_since(n, prev, &own);
-                others_since(last_tid, only, &own);
+                others_since(last, only, &own);
                 if (adds_slice(flags) && !is_sealed(tid, c))
                         add_slice(cfg, c, flags, n, cpu, only, &own);
-                if (task_dead(prev)) {
+                if (may_die && task_dead(prev)) {
                         bpf_probe_read_kernel_str(n->comm, sizeof(n->comm), prev->comm);
                         n->state |= HEIRS_FINAL;
                 }
         }
+}
+
+/* This CPU's config and last switch seen, where the sources are open (NULL: nothing to do). */
+static __always_inline struct heirs_config *slice_state(__u32 cpu, struct heirs_last_seen **last) {
+        __u32 zero = 0;
+        struct heirs_config *cfg = bpf_map_lookup_elem(&config, &zero);
+
+        *last = bpf_map_lookup_elem(&last_next, &zero);
+        if (!cfg || !*last || cpu >= cfg->n_cpus || cfg->n_sources == 0)
+                return 0;
+        return cfg;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next) {
+        __u32 cpu = bpf_get_smp_processor_id();
+        struct heirs_last_seen *last;
+        struct heirs_config *cfg = slice_state(cpu, &last);
+
+        if (!cfg)
+                return 0;
+        end_slice(cfg, last, prev, (__u32) prev->pid, cpu, 1);
         restart_slice(cfg, cpu);
         /* last: pmapid takes a task no CPU's note names for one whose last slice is added */
-        note_next(last_tid, next);
+        note_next(last, next);
+        return 0;
+}
+
+/* The fold: pmapid runs it on a CPU (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU, which interrupts
+ * the CPU) before it reads, stops, starts or resets a thread running there, so that the thread's
+ * counts hold what it did up to the call: its slice so far is ended as a switch would end it, and a
+ * new one starts. Never attached. On an interrupted exec (heirs_exec is midway through the same
+ * per-CPU state) it does nothing: that slice is ended by the exec. */
+SEC("raw_tp")
+int heirs_fold(void *ctx) {
+        __u32 cpu = bpf_get_smp_processor_id();
+        struct heirs_last_seen *last;
+        struct heirs_config *cfg = slice_state(cpu, &last);
+        struct task_struct *cur = (struct task_struct *) bpf_get_current_task();
+
+        if (!cfg || last->busy)
+                return 0;
+        end_slice(cfg, last, cur, (__u32) BPF_CORE_READ(cur, pid), cpu, 0);
+        restart_slice(cfg, cpu);
+        note_next(last, cur);
+        stat_add(HEIRS_STAT_FOLDS);
         return 0;
 }
 
@@ -546,34 +588,23 @@ int BPF_PROG(heirs_switch, _Bool preempt, struct task_struct *prev, struct task_
  * exec leaves the task with its leader's tid (old_pid was its own). */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(heirs_exec, struct task_struct *task, int old_pid) {
-        __u32 zero = 0, cpu = bpf_get_smp_processor_id(), tid = (__u32) old_pid;
+        __u32 cpu = bpf_get_smp_processor_id(), tid = (__u32) old_pid;
         struct heirs_control *c = bpf_map_lookup_elem(&controls, &tid);
         struct heirs_config *cfg;
-        struct heirs_last_seen *last_tid;
-        struct heirs_counts *n;
+        struct heirs_last_seen *last;
         __u64 born;
 
         if (!c || is_sealed(tid, c) || dumpable_by_user(task))
                 return 0;
-        cfg = bpf_map_lookup_elem(&config, &zero);
-        last_tid = bpf_map_lookup_elem(&last_next, &zero);
-        if (cfg && last_tid && cpu < cfg->n_cpus && cfg->n_sources != 0) {
-                n = tracked(tid, &c);
-                if (n && !(n->state & HEIRS_FINAL)) {
-                        struct own_since own;
-                        __u32 flags = flags_of(c);
-
-                        __u32 only = slice_sources(cfg, last_tid, tid);
-
-                        own_since(n, task, &own);
-                        others_since(last_tid, only, &own);
-                        if (adds_slice(flags))
-                                add_slice(cfg, c, flags, n, cpu, only, &own);
-                }
-                note_next(last_tid, task);
-                restart_slice(cfg, cpu);
-        }
         born = c->born_ns;
+        cfg = slice_state(cpu, &last);
+        if (cfg) {
+                last->busy = 1;
+                end_slice(cfg, last, task, tid, cpu, 0);
+                restart_slice(cfg, cpu);
+                note_next(last, task);
+                last->busy = 0;
+        }
         bpf_map_update_elem(&sealed, &tid, &born, BPF_ANY);
         stat_add(HEIRS_STAT_SEALED);
         return 0;

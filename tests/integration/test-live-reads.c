@@ -1,0 +1,240 @@
+/* test-live-reads.c: a born thread that keeps its CPU is read as of the call, not of its last
+ * switch. Its creator (on CPU 0) counts a descendants group of task clock and page faults; the one
+ * member, born counting inside the kernel and pinned to the last CPU, touches pages and then spins
+ * without ever blocking. As root and as uid 65534:
+ * - every 100 ms the group's read and a third-party read of the member hold at least what the
+ *   member did before the call, and no more than it (and its creator) did by the call's end: its
+ *   CPU time (the kernel's clock of the thread) and its faults (the kernel's count of them);
+ * - a third party's stop of the running member keeps what it did before the stop, and the member
+ *   counts nothing more while it spins on; a start counts it again from the call; a reset leaves
+ *   only what it did after the reset.
+ * Without the fold (pmapid's program run on the member's CPU before it reads or switches it), the
+ * reads fell short by up to the member's whole time on its CPU (seconds), its stop dropped what it
+ * had done since its last switch, and its reset kept it. */
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bus-fixture.h"
+#include "check.h"
+#include "pmapi.h"
+#include "workload.h"
+
+static BusFixture fixture;
+
+/* The references: what a thread did before a call is at least its CPU time then (the kernel's
+ * clock of the thread, pthread_getcpuclockid), and its task clock after the call at most the time
+ * that passed (one thread is on one CPU at a time). The task clock is longer than the CPU time by
+ * the interrupts its CPU served meanwhile (it counts them, as perf's task-clock does; the thread's
+ * CPU time leaves them and stolen time out), and shorter by the microseconds between the two
+ * clocks' starts at each switch: 1 ms covers hundreds of switches. What a read misses without the
+ * fold is the member's time on its CPU since its last switch, 100 ms and more here. */
+#define CLOCK_SLACK_NS 1000000LL
+
+typedef struct Member {
+        volatile pid_t tid;
+        long long born_ns;              /* CLOCK_MONOTONIC before its creation */
+        volatile bool spin_only;        /* after the pages: spin, never block */
+        volatile bool stop;
+        int rc;
+} Member;
+
+static long long now_of(clockid_t clock) {
+        struct timespec ts;
+
+        clock_gettime(clock, &ts);
+        return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void pin_to(int cpu) {
+        cpu_set_t set;
+
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        (void) sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *member_main(void *p) {
+        Member *m = p;
+
+        pin_to(last_online_cpu());
+        m->tid = (pid_t) syscall(SYS_gettid);
+        while (!m->stop && !m->spin_only) {
+                if (touch_fresh_pages(64) < 0) {
+                        m->rc = 1;
+                        break;
+                }
+        }
+        while (!m->stop)
+                ;
+        return NULL;
+}
+
+/* A program of the task clock (counter 0) and page faults (counter 1), user mode. */
+static int clock_and_faults(pm_prog_t *prog) {
+        pm_info_t info;
+
+        CHECK_RC(pm_init(PM_VERIFIED, &info), 0);
+        program_one(prog, PM_USER | PM_COUNT, find_event_id(&info, "PM_TASK_CLOCK"));
+        prog->events[1] = find_event_id(&info, "PM_PAGE_FLT");
+        CHECK(prog->events[0] > 0 && prog->events[1] > 0);
+        return 0;
+}
+
+/* The kernel's count of thread tid's faults (minor and major, /proc's), or -1. It counts a fault
+ * as it ends, perf as it starts: a read lies between the count before it and one more than the
+ * count after it (a fault in flight). */
+static long long faults_of(pid_t tid) {
+        char path[64], buf[512], *p;
+        unsigned long long min_flt, maj_flt;
+        FILE *f;
+        int ok = 0;
+
+        snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int) tid);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+                ok = sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %llu %*u %llu", &min_flt, &maj_flt) == 2;
+        fclose(f);
+        return ok ? (long long) (min_flt + maj_flt) : -1;
+}
+
+/* What the member did by now: its CPU time and its faults; and the time since its birth, beyond
+ * which it cannot have run. */
+typedef struct Done {
+        long long cpu_ns, faults, lived_ns;
+} Done;
+
+static Done done_by_now(const Member *m, clockid_t member_clock) {
+        return (Done) { now_of(member_clock), faults_of(m->tid), now_of(CLOCK_MONOTONIC) - m->born_ns };
+}
+
+/* Reads the group and the member every 100 ms for reads rounds: each holds what the member did
+ * before the call, and no more than it (and, for the group, its creator) did by the call's end. */
+static int read_while_running(Member *m, clockid_t member_clock, int reads, long long creator_since_ns,
+                              long long *shortest_margin) {
+        for (int i = 0; i < reads; i++) {
+                pm_data_t g, t;
+                Done before, after;
+
+                usleep(100000);
+                before = done_by_now(m, member_clock);
+                CHECK_RC(pm_get_data_mygroup(&g), 0);
+                after = done_by_now(m, member_clock);
+                CHECK_RANGE((long long) g.accu[0], before.cpu_ns - CLOCK_SLACK_NS,
+                            after.lived_ns + now_of(CLOCK_MONOTONIC) - creator_since_ns);
+                CHECK(before.faults >= 0 && (long long) g.accu[1] >= before.faults);
+                if ((long long) g.accu[0] - before.cpu_ns < *shortest_margin)
+                        *shortest_margin = (long long) g.accu[0] - before.cpu_ns;
+
+                before = done_by_now(m, member_clock);
+                CHECK_RC(pm_get_data_thread(getpid(), m->tid, &t), 0);
+                after = done_by_now(m, member_clock);
+                CHECK_RANGE((long long) t.accu[0], before.cpu_ns - CLOCK_SLACK_NS, after.lived_ns);
+                CHECK_RANGE((long long) t.accu[1], before.faults, after.faults + 1);
+                if ((long long) t.accu[0] - before.cpu_ns < *shortest_margin)
+                        *shortest_margin = (long long) t.accu[0] - before.cpu_ns;
+        }
+        return 0;
+}
+
+/* Stop, start and reset of the spinning member by a third party (its creator). */
+static int switch_while_running(Member *m, clockid_t member_clock) {
+        pm_data_t stopped, later, started, reset;
+        long long before, start_at, started_at;
+
+        usleep(200000);
+        before = now_of(member_clock);
+        CHECK_RC(pm_stop_thread(getpid(), m->tid), 0);
+        CHECK_RC(pm_get_data_thread(getpid(), m->tid, &stopped), 0);
+        CHECK_RANGE((long long) stopped.accu[0], before - CLOCK_SLACK_NS, now_of(CLOCK_MONOTONIC) - m->born_ns);
+        usleep(200000);                                 /* it spins on, stopped */
+        CHECK_RC(pm_get_data_thread(getpid(), m->tid, &later), 0);
+        CHECK(later.accu[0] == stopped.accu[0] && later.accu[1] == stopped.accu[1]);
+
+        start_at = now_of(CLOCK_MONOTONIC);
+        CHECK_RC(pm_start_thread(getpid(), m->tid), 0);
+        started_at = now_of(member_clock);
+        usleep(200000);
+        before = now_of(member_clock);
+        CHECK_RC(pm_get_data_thread(getpid(), m->tid, &started), 0);
+        CHECK_RANGE((long long) (started.accu[0] - later.accu[0]), before - started_at - CLOCK_SLACK_NS,
+                    now_of(CLOCK_MONOTONIC) - start_at);
+
+        usleep(200000);
+        start_at = now_of(CLOCK_MONOTONIC);
+        CHECK_RC(pm_reset_data_thread(getpid(), m->tid), 0);
+        CHECK_RC(pm_get_data_thread(getpid(), m->tid, &reset), 0);
+        CHECK_RANGE((long long) reset.accu[0], 0, now_of(CLOCK_MONOTONIC) - start_at);
+        return 0;
+}
+
+static int live_reads_body(void *arg) {
+        Member m = { 0 };
+        pm_prog_t prog;
+        pthread_t t;
+        clockid_t member_clock;
+        long long shortest = INT64_MAX, creator_born_ns;
+        int rc;
+
+        (void) arg;
+        pin_to(0);
+        CHECK(clock_and_faults(&prog) == 0);
+        creator_born_ns = now_of(CLOCK_MONOTONIC);     /* it counts from here */
+        CHECK_RC(pm_set_program_mygroup(&prog), 0);
+        m.born_ns = now_of(CLOCK_MONOTONIC);
+        CHECK(pthread_create(&t, NULL, member_main, &m) == 0);
+        while (!m.tid)
+                sched_yield();
+        CHECK(pthread_getcpuclockid(t, &member_clock) == 0);
+        rc = read_while_running(&m, member_clock, 8, creator_born_ns, &shortest);  /* while it touches pages */
+        m.spin_only = true;
+        if (rc == 0)
+                rc = read_while_running(&m, member_clock, 8, creator_born_ns, &shortest);
+        if (rc == 0)
+                rc = switch_while_running(&m, member_clock);
+        m.stop = true;
+        CHECK(pthread_join(t, NULL) == 0);
+        CHECK_RC(m.rc, 0);
+        if (rc == 0)
+                fprintf(stderr, "# uid %d: the reads' task clock less the member's CPU time before them: %lld us "
+                "at the least\n", (int) getuid(), shortest / 1000);
+        CHECK_RC(pm_delete_program_mygroup(), 0);
+        return rc;
+}
+
+static void test_a_running_member_is_read_as_of_the_call(void **state) {
+        (void) state;
+        if (!kernel_inheritance())
+                skip();
+        assert_int_equal(live_reads_body(NULL), 0);
+        assert_int_equal(run_as_nobody(live_reads_body, NULL), 0);
+}
+
+static int setup(void **state) {
+        (void) state;
+        return bus_fixture_start(&fixture, NULL);
+}
+
+static int teardown(void **state) {
+        (void) state;
+        return bus_fixture_stop(&fixture);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_a_running_member_is_read_as_of_the_call),
+        };
+
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -10,6 +10,7 @@
 
 #include "access.h"
 #include "bus-names.h"
+#include "counter.h"
 #include "fork-watch.h"
 #include "context-dbus.h"
 #include "macro.h"
@@ -166,12 +167,16 @@ static int reply_page(sd_bus_message *m, Manager *manager, sd_bus_error *error, 
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', row_type);
         resume = after;
+        /* One fold of the running born threads for the page (counter.h), and one copy of the
+         * kernel's maps where it is long. */
+        counter_bpf_reads_begin(n >= 64);
         for (; r >= 0 && i < n && n_rows < max && checks < READ_CHECKS_MAX; i++) {
                 r = append(reply, manager, &caller, yama, g_hash_table_lookup(table, keys[i]), &checks);
                 n_rows += r > 0;
                 if (r > 0)
                         resume = GPOINTER_TO_UINT(keys[i]);
         }
+        counter_bpf_reads_end();
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         /* The next page starts after the last row of this one (after, without one): an entry the

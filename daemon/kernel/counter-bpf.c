@@ -35,7 +35,10 @@ Heirs *counter_bpf_engine(void) {
         return engine;
 }
 
-static bool batching;
+/* counter_bpf_reads_begin()'s, which nest (a page of groups, each group's members): the outermost
+ * folds, the first that asks for a copy takes it and its end drops it. */
+static unsigned reads_depth;
+static unsigned copy_depth;             /* the depth that holds the copy, 0: none */
 
 /* A fold that fails leaves counts as of the thread's last switch: said once, in the debug log. */
 static void fold_failed(int r) {
@@ -56,18 +59,25 @@ static void fold(pid_t tid) {
         fold_failed(heirs_fold_thread(engine, tid));
 }
 
-void counter_bpf_batch_begin(void) {
-        batching = true;
-        if (engine) {
+void counter_bpf_reads_begin(bool copy) {
+        if (!engine)
+                return;
+        if (reads_depth++ == 0)
                 fold_failed(heirs_fold_running(engine));
+        if (copy && copy_depth == 0) {
+                copy_depth = reads_depth;
                 heirs_batch_begin(engine);
         }
 }
 
-void counter_bpf_batch_end(void) {
-        batching = false;
-        if (engine)
+void counter_bpf_reads_end(void) {
+        if (!engine || reads_depth == 0)
+                return;
+        if (copy_depth == reads_depth) {
+                copy_depth = 0;
                 heirs_batch_end(engine);
+        }
+        reads_depth--;
 }
 
 /* The last switch away of a dying thread follows its exit record by microseconds; 100 ms covers a
@@ -183,7 +193,7 @@ static int bpf_read(CounterGroup *g, uint64_t *values, size_t n, CounterTimes *t
         CounterTimes t = {};
         int r;
 
-        if (!batching && !g->local)
+        if (reads_depth == 0 && !g->local)
                 fold(g->tid);
         bpf_carried(g, values, n, times);
         if (!g->local)

@@ -93,10 +93,12 @@ int counter_bpf_adopt_born(pid_t tid, const struct perf_event_attr *attrs, size_
                            CounterGroup **ret);
 /* A group of counter_backend_bpf whose thread exited: waits (briefly) until its counts are final. */
 void counter_bpf_settle(CounterGroup *g);
-/* Reads of many groups at once (a wide group's members): born threads' counts then come from one
- * copy of the kernel's maps, taken at the first such read, until counter_bpf_batch_end(). */
-void counter_bpf_batch_begin(void);
-void counter_bpf_batch_end(void);
+/* Reads of many groups at once (a group's members, a page of contexts): every CPU running a born
+ * thread is folded here, once, not again at each read; with copy (many of them), born threads'
+ * counts come from one copy of the kernel's maps, taken at the first such read. Until
+ * counter_bpf_reads_end(). */
+void counter_bpf_reads_begin(bool copy);
+void counter_bpf_reads_end(void);
 
 /* Fake backend controls for tests: the most recently opened group, and counting "work". */
 CounterGroup *counter_fake_last_opened(void);

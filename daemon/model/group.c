@@ -226,13 +226,11 @@ static int read_live(Group *g, size_t set, Context *except, AcctVector **ret, si
 
         if (!v)
                 return -ENOMEM;
-        if (batch)
-                counter_bpf_batch_begin();
+        counter_bpf_reads_begin(batch);
         for (size_t i = 0; r >= 0 && i < g->n_live; i++)
                 if (g->live[i] != except)
                         r = context_read_set(g->live[i], set, v[n++]);
-        if (batch)
-                counter_bpf_batch_end();
+        counter_bpf_reads_end();
         if (r < 0) {
                 free(v);
                 return r;

@@ -2,7 +2,11 @@
  * read (libpcp's pmFetch, pminfo -f, a pmlogger archive, dbpmda) equals what pm_get_data_thread
  * and pm_get_data_group read, counter for counter, for threads that touched known numbers of pages; a group's members
  * and consistency follow AIX's rules; the agent run as nobody sees only nobody's contexts; pmapid
- * gone gives no values (never stale ones), logged once, and the agent reconnects when it is back. */
+ * gone gives no values (never stale ones), logged once, and the agent reconnects when it is back;
+ * a born thread that keeps its CPU is fetched as of the fetch, not of its last switch. */
+#include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -304,6 +310,101 @@ static void test_pmapid_absent_gives_no_values_then_reconnects(void **state) {
         target_kill(&t);
 }
 
+static long long now_of(clockid_t clock) {
+        struct timespec ts;
+
+        clock_gettime(clock, &ts);
+        return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+typedef struct Spinner {
+        volatile pid_t tid;
+        volatile bool stop;
+} Spinner;
+
+static void *spin_main(void *p) {
+        Spinner *s = p;
+        cpu_set_t set;
+
+        CPU_ZERO(&set);
+        CPU_SET(last_online_cpu(), &set);
+        (void) sched_setaffinity(0, sizeof(set), &set);
+        s->tid = (pid_t) syscall(SYS_gettid);
+        while (!s->stop)
+                ;
+        return NULL;
+}
+
+/* Every thread of process pid and of its children (pmcd's agents) to CPU cpu's set alone, or to
+ * every CPU (cpu -1). */
+static void pin_process_tree(pid_t pid, int cpu) {
+        char path[96], buf[256], *p, *end;
+        cpu_set_t set;
+        FILE *f;
+
+        CPU_ZERO(&set);
+        for (int c = 0; c < CPU_SETSIZE; c++)
+                if (cpu < 0 || c == cpu)
+                        CPU_SET(c, &set);
+        (void) snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
+        DIR *d = opendir(path);
+        for (struct dirent *e; d && (e = readdir(d));)
+                if (e->d_name[0] != '.')
+                        (void) sched_setaffinity(atoi(e->d_name), sizeof(set), &set);
+        if (d)
+                closedir(d);
+        (void) snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int) pid, (int) pid);
+        f = fopen(path, "re");
+        if (f && fgets(buf, sizeof(buf), f))
+                for (p = buf; (pid = (pid_t) strtol(p, &end, 10)) > 0; p = end)
+                        pin_process_tree(pid, cpu);
+        if (f)
+                fclose(f);
+}
+
+/* A thread born counting the task clock spins on its own CPU and never blocks: each fetch of its
+ * value holds at least its CPU time before the fetch (the kernel's clock of the thread), and at
+ * most the time since it was created. pmapid folds its CPU before it answers the agent's read
+ * (pmapid(8)); the slack is test-live-reads' (interrupt time and switch edges). pmapid, pmcd and
+ * the agent are kept on CPU 0 meanwhile: none of them switches the spinner out for the fold. */
+static void test_a_running_born_thread_is_fetched_as_of_the_fetch(void **state) {
+        const long long slack_ns = 1000000;
+        Spinner s = { 0 };
+        clockid_t clock;
+        pm_info_t info;
+        pm_prog_t prog;
+        pthread_t t;
+        long long born;
+
+        (void) state;
+        if (!kernel_inheritance())
+                skip();
+        assert_int_equal(pm_init(PM_VERIFIED, &info), 0);
+        program_one(&prog, PM_USER | PM_COUNT, find_event_id(&info, "PM_TASK_CLOCK"));
+        assert_int_equal(pm_set_program_mythread(&prog), 0);
+        born = now_of(CLOCK_MONOTONIC);
+        assert_int_equal(pthread_create(&t, NULL, spin_main, &s), 0);
+        while (!s.tid)
+                sched_yield();
+        assert_int_equal(pthread_getcpuclockid(t, &clock), 0);
+        pin_process_tree(fixture.daemon_pid, 0);
+        pin_process_tree(pcp.pmcd_pid, 0);
+        for (int i = 0; i < 8; i++) {
+                long long before;
+                int64_t v;
+
+                usleep(100000);
+                before = now_of(clock);
+                v = fetch(&pcp, "pmapi.thread.counter.value", s.tid * 8);
+                assert_in_range(v, before - slack_ns, now_of(CLOCK_MONOTONIC) - born);
+        }
+        pin_process_tree(fixture.daemon_pid, -1);
+        pin_process_tree(pcp.pmcd_pid, -1);
+        s.stop = true;
+        assert_int_equal(pthread_join(t, NULL), 0);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+}
+
 static int setup(void **state) {
         pm_info_t info;
         const char *why;
@@ -336,6 +437,7 @@ int main(void) {
                 cmocka_unit_test(test_pmlogger_archives_what_pmapid_reads),
                 cmocka_unit_test(test_dbpmda_reads_the_descriptors),
                 cmocka_unit_test(test_agent_as_nobody_sees_only_what_nobody_may),
+                cmocka_unit_test(test_a_running_born_thread_is_fetched_as_of_the_fetch),
                 cmocka_unit_test(test_pmapid_absent_gives_no_values_then_reconnects),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -4,10 +4,14 @@
  * (pm_get_data_mygroup, median of 200) against the raw floor of one read() of a perf counter. As
  * root it adds 100,000 members: kernel.pid_max (32,768 on Debian) and vm.max_map_count (a stack is
  * two maps) are raised for that row and put back at exit, and pmapid restarted with MaxContexts
- * large enough; PMAPI_BENCH_MEMBERS_MAX=10000 leaves it out. Prints numbers; asserts nothing. */
+ * large enough; PMAPI_BENCH_MEMBERS_MAX=10000 leaves it out. Then the live read: the same group read
+ * with 1, 10 and 1,000 members that spin (at SCHED_IDLE, so that pmapid and the reader still get a
+ * CPU at once) against parked ones: pmapid folds every busy CPU before it reads (pmapid(8)), which
+ * costs an interrupt a CPU, not a member. Prints numbers; asserts nothing. */
 #include <linux/perf_event.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -122,6 +126,52 @@ static bool huge_row_wanted(void) {
         return geteuid() == 0 && (!max || atoi(max) >= HUGE_GROUP);
 }
 
+typedef struct Spinners {
+        pthread_t *threads;
+        int n;
+        volatile bool stop;
+} Spinners;
+
+static void *spin_idle(void *p) {
+        Spinners *s = p;
+
+        (void) sched_setscheduler(0, SCHED_IDLE, &(struct sched_param) { 0 });
+        while (!s->stop)
+                ;
+        return NULL;
+}
+
+/* The group read's median with n members that spin, and with n parked ones, both over the floor. */
+static void live_read_row(int n, long long floor_ns) {
+        Spinners s = { .threads = calloc((size_t) n, sizeof(pthread_t)) };
+        ThreadPark park = {};
+        long long spinning_ns, parked_ns;
+        pm_prog_t prog;
+        pm_data_t last;
+
+        if (!s.threads || page_fault_program(&prog, PM_USER | PM_COUNT) != 0 || pm_set_program_mygroup(&prog) != 0)
+                return;
+        for (; s.n < n; s.n++)
+                if (pthread_create(&s.threads[s.n], NULL, spin_idle, &s) != 0)
+                        break;
+        (void) group_read_ns(&last);                    /* all adopted */
+        spinning_ns = group_read_ns(&last);
+        s.stop = true;
+        for (int i = 0; i < s.n; i++)
+                pthread_join(s.threads[i], NULL);
+        free(s.threads);
+        (void) pm_delete_program_mygroup();
+        if (pm_set_program_mygroup(&prog) != 0)
+                return;
+        (void) thread_park_start(&park, n);
+        (void) group_read_ns(&last);
+        parked_ns = group_read_ns(&last);
+        thread_park_release(&park);
+        (void) pm_delete_program_mygroup();
+        printf("%8d %14.1f %9.1fx %14.1f %9.1fx %8.2fx\n", n, spinning_ns / 1000.0, (double) spinning_ns / floor_ns,
+               parked_ns / 1000.0, (double) parked_ns / floor_ns, (double) spinning_ns / parked_ns);
+}
+
 int main(void) {
         static const int sizes[] = { 1, 10, 1000, 10000, HUGE_GROUP };
         static BusFixture fixture;
@@ -172,6 +222,11 @@ int main(void) {
                 thread_park_release(&park);
                 (void) pm_delete_program_mygroup();
         }
+        printf("# live reads: members spinning (their CPUs folded before each read) against parked\n");
+        printf("%8s %14s %10s %14s %10s %9s\n", "members", "spinning us", "x floor", "parked us", "x floor",
+               "x parked");
+        for (int n = 1; n <= 1000; n *= n == 1 ? 10 : 100)
+                live_read_row(n, floor_ns);
         printf("# raw floor: one read() of a perf counter, %lld ns\n", floor_ns);
         return bus_fixture_stop(&fixture);
 }

@@ -67,6 +67,11 @@ static int cgroup_error(sd_bus_error *error, uint64_t id, int r) {
                                          "perf counts a cgroup only where its parent's cgroup.subtree_control "
                                          "enables a controller (systemd enables them in its slices); enable one "
                                          "there, e.g. +pids", id);
+        case MANAGER_CGROUP_NO_HANDLE:
+                return sd_bus_error_setf(error, PMAPI_ERROR_OPEN_FAILED,
+                                         "The kernel refused pmapid cgroup %" PRIu64 " by its id: "
+                                         "open_by_handle_at(2) needs CAP_DAC_READ_SEARCH in pmapid's capability "
+                                         "bounding set, and a container's seccomp filter may refuse the call", id);
         case -ENFILE:
                 return sd_bus_error_set(error, PMAPI_ERROR_LIMIT_EXCEEDED,
                                         "pmapid is out of file descriptors for cgroup counters");

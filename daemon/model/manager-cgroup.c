@@ -71,6 +71,8 @@ int manager_set_cgroup_program(Manager *m, const Caller *caller, uint64_t cgroup
         if (program_proctree(program))
                 return -EINVAL;
         r = cgroup_fs_open_id(cgroup_id, &fd, &path);
+        if (r == -EPERM || r == -EACCES)
+                return MANAGER_CGROUP_NO_HANDLE;
         if (r < 0)
                 return r;
         if (system_owners_get_cgroup(m->systems, caller->pid, cgroup_id))

@@ -193,6 +193,10 @@ pid_t manager_system_owner(const Manager *m);         /* of the every-process co
 /* The kernel has no perf state for the cgroup: before Linux 6.x (seen on 6.1, not on 6.18) perf
  * counts a cgroup v2 only where its parent's cgroup.subtree_control enables some controller. */
 #define MANAGER_CGROUP_NO_PERF (-ENOLINK)
+/* The kernel refused pmapid the cgroup's directory by its id (open_by_handle_at(2) needs
+ * CAP_DAC_READ_SEARCH, and a container's seccomp filter may refuse the call): not the caller's
+ * fault, and nothing perf_event_paranoid decides. */
+#define MANAGER_CGROUP_NO_HANDLE (-EBADE)
 /* Cgroups one listing may name. */
 #define MANAGER_CGROUP_LIST_MAX 4096
 int manager_set_cgroup_program(Manager *m, const Caller *caller, uint64_t cgroup_id, const Program *program);

@@ -1,6 +1,7 @@
 /* bus-fixture.c: starts and stops the private bus and pmapid for tests. Paths come from the
  * environment meson sets: PMAPID (the daemon binary), PMAPI_BUS_POLICY (the policy file),
  * PMAPI_BUS_CONF_TEMPLATE (tests/data/bus.conf.in). */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -171,11 +172,14 @@ int bus_fixture_start_bus(BusFixture *f) {
 }
 
 /* A copy of the unit at path, in dir, without CAP_BPF in its capability sets: its path in ret. */
-static int unit_without_cap_bpf(const char *path, const char *dir, char *ret, size_t size) {
+/* The unit at path less the capability cap (upper case, "CAP_BPF") in its CapabilityBoundingSet= and
+ * AmbientCapabilities=, written to dir: *ret its path. */
+static int unit_without_cap(const char *path, const char *dir, const char *cap, char *ret, size_t size) {
         FILE *in = fopen(path, "re"), *out;
-        char line[1024], *cap;
+        char line[1024], word[80], *at;
 
-        snprintf(ret, size, "%s/pmapid-without-cap-bpf.service", dir);
+        snprintf(ret, size, "%s/pmapid-without-%s.service", dir, cap);
+        snprintf(word, sizeof(word), " %s", cap);
         out = fopen(ret, "we");
         if (!in || !out) {
                 if (in)
@@ -186,8 +190,8 @@ static int unit_without_cap_bpf(const char *path, const char *dir, char *ret, si
         }
         while (fgets(line, sizeof(line), in)) {
                 if ((strncmp(line, "CapabilityBoundingSet=", 22) == 0 || strncmp(line, "AmbientCapabilities=", 20) == 0) &&
-                    (cap = strstr(line, " CAP_BPF")))
-                        memmove(cap, cap + 8, strlen(cap + 8) + 1);
+                    (at = strstr(line, word)) && (at[strlen(word)] == ' ' || at[strlen(word)] == '\n'))
+                        memmove(at, at + strlen(word), strlen(at + strlen(word)) + 1);
                 fputs(line, out);
         }
         fclose(in);
@@ -207,11 +211,17 @@ int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args) {
                 fprintf(stderr, "# PMAPID is not set to the daemon binary\n");
                 return 1;
         }
-        /* PMAPI_TEST_WITHOUT_CAP_BPF=1: pmapid without CAP_BPF (nor CAP_SYS_ADMIN, which allows BPF too). */
-        const char *no_bpf = getenv("PMAPI_TEST_WITHOUT_CAP_BPF");
-        static char unit[400];
+        /* PMAPI_TEST_WITHOUT_CAP_BPF=1: pmapid without CAP_BPF (nor CAP_SYS_ADMIN, which allows BPF too);
+         * PMAPI_TEST_DROP_CAP=NAME (upper case, without CAP_): without that capability. */
+        const char *no_bpf = getenv("PMAPI_TEST_WITHOUT_CAP_BPF"), *drop = getenv("PMAPI_TEST_DROP_CAP");
+        static char unit[400], cap[64], bounding[100];
 
-        /* PMAPI_TEST_CONFINE=1: pmapid as pmapid.service confines it (tests/confine/). */
+        if (no_bpf && strcmp(no_bpf, "1") == 0)
+                drop = "BPF";
+        if (drop && *drop)
+                snprintf(cap, sizeof(cap), "CAP_%s", drop);
+        /* PMAPI_TEST_CONFINE=1: pmapid as pmapid.service confines it (tests/confine/), from a copy of
+         * the unit without the capability dropped. */
         if (confine && strcmp(confine, "1") == 0) {
                 const char *names[] = { "PMAPI_CONFINE_SCRIPT", "PMAPI_CONFINE_UNIT", "PMAPI_CONFINE_SECCOMP_EXEC" };
                 for (size_t i = 0; i < 3; i++)
@@ -219,16 +229,20 @@ int bus_fixture_start_daemon(BusFixture *f, const char *const *extra_args) {
                                 fprintf(stderr, "# PMAPI_TEST_CONFINE=1 without $%s\n", names[i]);
                                 return 1;
                         }
-                if (no_bpf && strcmp(no_bpf, "1") == 0) {
-                        if (unit_without_cap_bpf(argv[1], f->dir, unit, sizeof(unit)) < 0) {
-                                fprintf(stderr, "# cannot write a unit without CAP_BPF in %s\n", f->dir);
+                if (drop && *drop) {
+                        if (unit_without_cap(argv[1], f->dir, cap, unit, sizeof(unit)) < 0) {
+                                fprintf(stderr, "# cannot write a unit without %s in %s\n", cap, f->dir);
                                 return 1;
                         }
                         argv[1] = unit;
                 }
-        } else if (no_bpf && strcmp(no_bpf, "1") == 0) {
+        } else if (drop && *drop) {
+                snprintf(bounding, sizeof(bounding), "--bounding-set=-%s%s", drop,
+                         strcmp(drop, "BPF") == 0 ? ",-sys_admin" : "");
+                for (char *p = bounding; *p; p++)
+                        *p = (char) tolower((unsigned char) *p);
                 argv[n++] = (char *) "/usr/bin/setpriv";
-                argv[n++] = (char *) "--bounding-set=-bpf,-sys_admin";
+                argv[n++] = bounding;
                 argv[n++] = (char *) "--";
         }
         argv[n++] = (char *) pmapid;

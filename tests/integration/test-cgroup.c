@@ -241,6 +241,47 @@ static void test_file_id_is_not_a_cgroup(void **state) {
         assert_int_equal(cgroup_tree_remove("file-id"), 0);
 }
 
+/* pmapid without CAP_DAC_READ_SEARCH cannot open a cgroup by its id (open_by_handle_at(2); a
+ * container's seccomp filter does the same): SetCgroupProgram says that, as PM_EOPEN, and not that
+ * perf_event_paranoid refused the caller (it said so before, to root). */
+static void test_refused_handle_is_said_as_such(void **state) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        pm_prog_t prog;
+        cid_t cid;
+
+        (void) state;
+        assert_int_equal(cgroup_tree_make("no-handle"), 0);
+        cid = cgroup_tree_id("no-handle");
+        assert_int_equal(bus_fixture_stop_daemon(&fixture), 0);
+        assert_int_equal(setenv("PMAPI_TEST_DROP_CAP", "DAC_READ_SEARCH", 1), 0);
+        assert_int_equal(bus_fixture_start_daemon(&fixture, NULL), 0);
+        assert_int_equal(unsetenv("PMAPI_TEST_DROP_CAP"), 0);
+        assert_int_equal(page_fault_program(&prog, PM_USER), 0);
+        assert_int_equal(pm_set_program_mythread(&prog), 0);   /* this process meets the new pmapid */
+        assert_int_equal(pm_delete_program_mythread(), 0);
+
+        assert_int_equal(sd_bus_open_system(&bus), 0);
+        assert_true(sd_bus_call_method(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
+                                       "SetCgroupProgram", &error, NULL, "tiai", (uint64_t) cid,
+                                       (int32_t) prog.mode.w, 8, prog.events[0], prog.events[1], COUNT_NOTHING,
+                                       COUNT_NOTHING, COUNT_NOTHING, COUNT_NOTHING, COUNT_NOTHING, COUNT_NOTHING) < 0);
+        printf("# SetCgroupProgram without CAP_DAC_READ_SEARCH: %s: %s\n", error.name, error.message);
+        assert_string_equal(error.name, PMAPI_ERROR_OPEN_FAILED);
+        assert_non_null(strstr(error.message, "open_by_handle_at"));
+        assert_null(strstr(error.message, "paranoid"));
+        assert_int_equal(pm_set_program_wp(cid, &prog), PM_EOPEN);
+        assert_int_equal(bus_fixture_log_count(&fixture, "perf_event_paranoid", "cgroup", NULL), 0);
+
+        assert_int_equal(bus_fixture_stop_daemon(&fixture), 0);
+        assert_int_equal(bus_fixture_start_daemon(&fixture, NULL), 0);
+        assert_int_equal(pm_set_program_mythread(&prog), 0);
+        assert_int_equal(pm_delete_program_mythread(), 0);
+        assert_int_equal(pm_set_program_wp(cid, &prog), 0);      /* with it, the same call works */
+        assert_int_equal(pm_delete_program_wp(cid), 0);
+        assert_int_equal(cgroup_tree_remove("no-handle"), 0);
+}
+
 static int bus_property_bool(const char *path, const char *name, int *ret) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus *bus = NULL;
@@ -466,6 +507,7 @@ int main(void) {
                 cmocka_unit_test(test_counts_exactly_the_cgroup),
                 cmocka_unit_test(test_wplist_and_bad_input),
                 cmocka_unit_test(test_file_id_is_not_a_cgroup),
+                cmocka_unit_test(test_refused_handle_is_said_as_such),
                 cmocka_unit_test(test_removed_cgroup_keeps_its_counts),
                 cmocka_unit_test(test_delegated_owner),
                 cmocka_unit_test(test_paranoid_3_refuses_delegated_owner),

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -119,21 +120,36 @@ static void test_page_faults_and_minor_faults_equal_pages_touched(void **state) 
         assert_in_range(v[1], 1998, 2002);
 }
 
+/* The kernel's count of the calling thread's context switches, voluntary and not. */
+static long long thread_switches(void) {
+        struct rusage ru;
+
+        assert_int_equal(getrusage(RUSAGE_THREAD, &ru), 0);
+        return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+/* 100 sleeps, and in *arg the kernel's count of the thread's switches over them: a sleep whose
+ * timer fires before the thread has left its CPU does not switch it (the arm64 guest under load:
+ * 93 of 100 once). */
 static void sleep_100_times(void *arg) {
-        (void) arg;
+        long long before = thread_switches();
+
         for (int i = 0; i < 100; i++)
-                usleep(200);            /* each sleep switches the thread out once */
+                usleep(200);
+        *(long long *) arg = thread_switches() - before;
 }
 
 static void test_context_switches_count_sleeps_in_kernel_mode_only(void **state) {
         static const char *const names[] = { "PM_CTX_SW" };
-        long long v[MAX_COUNTERS];
+        long long v[MAX_COUNTERS], switches;
 
         (void) state;
-        count_events(PM_USER | PM_KERNEL, names, 1, sleep_100_times, NULL, v);
-        printf("# 100 sleeps: PM_CTX_SW %lld (kernel mode)\n", v[0]);
-        assert_in_range(v[0], 100, 110);        /* + the calls' own waits on the bus */
-        count_events(PM_USER, names, 1, sleep_100_times, NULL, v);
+        count_events(PM_USER | PM_KERNEL, names, 1, sleep_100_times, &switches, v);
+        printf("# 100 sleeps: PM_CTX_SW %lld (kernel mode), the kernel's count of the thread's switches %lld\n",
+               v[0], switches);
+        assert_in_range(v[0], switches, switches + 10);        /* + the calls' own waits on the bus */
+        assert_true(switches >= 50);
+        count_events(PM_USER, names, 1, sleep_100_times, &switches, v);
         assert_int_equal(v[0], 0);              /* raised in kernel context: user mode reads 0 */
 }
 

@@ -246,6 +246,18 @@ int perf_faults_counter(bool inherit, bool user_only) {
         return (int) syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+int perf_task_clock_of(pid_t tid) {
+        struct perf_event_attr a = {
+                .type = PERF_TYPE_SOFTWARE,
+                .size = sizeof(a),
+                .config = PERF_COUNT_SW_TASK_CLOCK,
+                .exclude_kernel = 1,
+                .exclude_hv = 1,
+        };
+
+        return (int) syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
 int perf_inherit_counter(void) {
         return perf_faults_counter(true, true);
 }

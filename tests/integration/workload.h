@@ -37,6 +37,11 @@ int perf_inherit_counter(void);
  * user_only: user-mode faults alone. -1 where perf refuses. */
 int perf_faults_counter(bool inherit, bool user_only);
 long long perf_read(int fd);
+/* perf's task clock of thread tid (of this process): the time from each switch onto a CPU to the
+ * next switch away, inside the window pmapid's slices measure (they run from switch to switch),
+ * so never more than a slice-based task clock over the same time; a read of a running thread is
+ * current. An fd, or -1 where perf_event_paranoid refuses it. */
+int perf_task_clock_of(pid_t tid);
 
 /* A descendant group on the calling thread counting user-mode page faults, beside perf's inherited
  * counter on the same thread: the group's growth over the window is checked against the counter's.

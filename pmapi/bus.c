@@ -5,11 +5,14 @@
  * connection and opens its own on first use, as it does after its effective user changed (pmapid
  * refuses a connection whose process no longer runs as the user that connected). No call blocks
  * longer than CALL_TIMEOUT_USEC, plus RESTART_WAIT_USEC once when pmapid is away: a call that finds
- * no owner of pmapid's name, in a process that pmapid answered before, waits that long for one (a
- * re-executing pmapid gives the name up for some milliseconds, and keeps every context) and is
- * sent again: it never reached pmapid, so sending it again is safe. Until pmapid answers again,
- * later calls do not wait. */
+ * no owner of pmapid's name, in a process that pmapid answered before, waits that long for one
+ * while the pmapid process lives (a re-executing pmapid gives the name up for some milliseconds,
+ * keeps its PID and every context; RESTART_GONE_WAIT_USEC where it is gone) and is sent again: it
+ * never reached pmapid, so sending it again is safe. Until pmapid answers again, later calls do
+ * not wait. */
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +27,12 @@
 #include "pmapi.h"
 
 #define CALL_TIMEOUT_USEC (10ULL * 1000 * 1000)
-/* A re-exec's gap is 22 ms here, more than 1 s in a Linux 5.10 QEMU guest under load: a slow
- * machine makes the call slower, not failed. */
+/* A re-exec's gap is 22 ms here, more than 1 s in a Linux 5.10 QEMU guest under load: while the
+ * process of the pmapid that set our contexts lives (a re-exec keeps its PID), a call waits up to
+ * RESTART_WAIT_USEC, so that a slow machine makes it slower, not failed; once that process is
+ * gone (stopped, crashed, restarted by systemd), RESTART_GONE_WAIT_USEC. */
 #define RESTART_WAIT_USEC (10ULL * 1000 * 1000)
+#define RESTART_GONE_WAIT_USEC (1000ULL * 1000)
 #define RESTART_POLL_USEC (10ULL * 1000)
 
 static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -38,6 +44,8 @@ static pid_t bus_pid;
 /* The unique bus name of the pmapid that answered this process's last Set* or Inherit: a
  * NoContext from another one means pmapid restarted and took the contexts with it. */
 static char set_by[64];
+/* set_by's process (0: not known). */
+static pid_t set_by_pid;
 /* The last pmapid found not to carry set_by's contexts (restarted): not asked again. */
 static char not_carrier[64];
 /* pmapid answered this process since a call last found its name without an owner for good. */
@@ -136,9 +144,15 @@ static bool pmapid_restarted_locked(void) {
         return !carries_set_by_locked(now);
 }
 
-/* Whether pmapid's name has an owner within RESTART_WAIT_USEC. */
+static bool set_by_alive(void) {
+        return set_by_pid > 0 && (kill(set_by_pid, 0) == 0 || errno == EPERM);
+}
+
+/* Whether pmapid's name has an owner within RESTART_WAIT_USEC (RESTART_GONE_WAIT_USEC once the
+ * process of the pmapid that set our contexts is gone). */
 static bool wait_for_pmapid_locked(void) {
-        for (uint64_t waited = 0; waited < RESTART_WAIT_USEC && bus; waited += RESTART_POLL_USEC) {
+        for (uint64_t waited = 0; waited < (set_by_alive() ? RESTART_WAIT_USEC : RESTART_GONE_WAIT_USEC) && bus;
+             waited += RESTART_POLL_USEC) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
                 int has = 0;
 
@@ -151,6 +165,16 @@ static bool wait_for_pmapid_locked(void) {
                 (void) usleep(RESTART_POLL_USEC);
         }
         return false;
+}
+
+/* The pmapid that set our contexts, and its process: a re-exec keeps the process. */
+static void note_set_by_locked(const char *sender) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+
+        (void) snprintf(set_by, sizeof(set_by), "%s", sender);
+        if (sd_bus_get_name_creds(bus, sender, SD_BUS_CREDS_PID, &creds) < 0 ||
+            sd_bus_creds_get_pid(creds, &set_by_pid) < 0)
+                set_by_pid = 0;
 }
 
 static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
@@ -184,7 +208,7 @@ static int call_locked(sd_bus_message *m, sd_bus_message **ret_reply) {
         if (sender && strcmp(set_by, sender) != 0) {
                 if (sets_a_context(sd_bus_message_get_member(m)) ||
                     (set_by[0] && strcmp(not_carrier, sender) != 0 && carries_set_by_locked(sender)))
-                        (void) snprintf(set_by, sizeof(set_by), "%s", sender);
+                        note_set_by_locked(sender);
                 else if (set_by[0])     /* a restarted pmapid: asked once, not at every call */
                         (void) snprintf(not_carrier, sizeof(not_carrier), "%s", sender);
         }

@@ -55,8 +55,8 @@ static void fold_failed(int r) {
  * fold). A thread's own call blocks it on the bus, but pmapid may take the call before the thread
  * has left its CPU: without the fold, its stop dropped the 400 pages it had just touched (the arm64
  * guest), and a read of a thread that keeps its CPU showed nothing of its work for seconds. */
-static void fold(pid_t tid) {
-        fold_failed(heirs_fold_thread(engine, tid));
+static void fold(void) {
+        fold_failed(heirs_fold_running(engine));       /* every busy CPU: see heirs.h */
 }
 
 void counter_bpf_reads_begin(bool copy) {
@@ -121,7 +121,7 @@ static int bpf_open(const CounterTarget *target, const struct perf_event_attr *a
 static int bpf_switch(CounterGroup *g, bool on) {
         int r;
 
-        fold(g->tid);   /* its slice so far is counted or not as its state was */
+        fold();   /* its slice so far is counted or not as its state was */
         r = heirs_set_counting(engine, g->tid, on);
 
         if (r < 0 && r != -ENOENT)      /* gone with its thread: nothing left to switch in the maps */
@@ -162,7 +162,7 @@ static void bpf_refresh(CounterGroup *g) {
 static int drop_sums(CounterGroup *g) {
         int r;
 
-        fold(g->tid);
+        fold();
         r = heirs_reset(engine, g->tid, g->born_ns);
 
         if (r < 0 && r != -ENOENT && r != -ESTALE)
@@ -194,7 +194,7 @@ static int bpf_read(CounterGroup *g, uint64_t *values, size_t n, CounterTimes *t
         int r;
 
         if (reads_depth == 0 && !g->local)
-                fold(g->tid);
+                fold();
         bpf_carried(g, values, n, times);
         if (!g->local)
                 return 0;

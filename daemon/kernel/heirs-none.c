@@ -63,10 +63,6 @@ bool heirs_maybe_on_cpu(Heirs *h, pid_t tid) {
         return true;
 }
 
-int heirs_fold_thread(Heirs *h, pid_t tid) {
-        return -EOPNOTSUPP;
-}
-
 int heirs_fold_running(Heirs *h) {
         return -EOPNOTSUPP;
 }

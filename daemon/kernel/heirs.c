@@ -254,53 +254,10 @@ static int fold_where(Heirs *h, bool (*fold_here)(Heirs *h, __u32 tid, const voi
         return r;
 }
 
-static bool is_tid(Heirs *h, __u32 tid, const void *userdata) {
-        return tid == *(const __u32 *) userdata;
-}
-
 /* A CPU whose last switch seen brought in another task than its idle one: a switch the tracepoint
- * did not show (heirs.bpf.c) may have brought a born thread in since, so the note's task is not
- * asked about. */
+ * did not show may have brought a born thread in since, so the note's task is not asked about. */
 static bool is_busy(Heirs *h, __u32 tid, const void *userdata) {
         return true;
-}
-
-/* The CPU thread tid last ran on, where it is runnable or running now ('R' in /proc), or -1. */
-static int runnable_on(pid_t tid) {
-        char path[64], buf[1024], *p;
-        int cpu = -1, n = 0;
-        FILE *f;
-
-        (void) snprintf(path, sizeof(path), "/proc/%d/stat", (int) tid);
-        f = fopen(path, "re");
-        if (!f)
-                return -1;
-        if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ' && p[2] == 'R') {
-                /* processor is the 39th field, the 37th after the name */
-                for (p += 2; *p && n < 36; p++)
-                        n += *p == ' ';
-                if (n == 36 && sscanf(p, "%d", &cpu) != 1)
-                        cpu = -1;
-        }
-        fclose(f);
-        return cpu;
-}
-
-/* The CPUs noted with tid, and the one /proc says it is on: a switch the tracepoint did not show
- * may have brought it onto a CPU noted with another task. */
-int heirs_fold_thread(Heirs *h, pid_t tid) {
-        int cpu = runnable_on(tid), r = fold_where(h, is_tid, &(__u32) { (__u32) tid });
-        struct heirs_last_seen *last = cpu >= 0 && (unsigned) cpu < h->n_cpus ? g_new0(struct heirs_last_seen, h->n_cpus)
-                                                                              : NULL;
-
-        if (last && bpf_map_lookup_elem(h->maps[MAP_LAST_NEXT], &(__u32) { 0 }, last) == 0 &&
-            last[cpu].tid != (__u32) tid) {
-                int k = fold_cpu(h, (unsigned) cpu);
-                if (k < 0 && r == 0)
-                        r = k;
-        }
-        g_free(last);
-        return r;
 }
 
 int heirs_fold_running(Heirs *h) {

@@ -63,7 +63,7 @@ void counter_bpf_reads_begin(bool copy) {
         if (!engine)
                 return;
         if (reads_depth++ == 0)
-                fold_failed(heirs_fold_running(engine));
+                fold();
         if (copy && copy_depth == 0) {
                 copy_depth = reads_depth;
                 heirs_batch_begin(engine);

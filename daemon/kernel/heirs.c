@@ -238,30 +238,22 @@ static int fold_cpu(Heirs *h, unsigned cpu) {
         return bpf_prog_test_run_opts(h->fold, &opts) < 0 ? -errno : 0;
 }
 
-/* Folds each CPU whose last switch seen brought in a task that fold_here(h, tid, userdata) takes. */
-static int fold_where(Heirs *h, bool (*fold_here)(Heirs *h, __u32 tid, const void *userdata), const void *userdata) {
+/* Every CPU whose last switch seen brought in another task than its idle one: a switch the
+ * tracepoint did not show may have brought a born thread in since, so the note's task is not asked
+ * about. */
+int heirs_fold_running(Heirs *h) {
         g_autofree struct heirs_last_seen *last = g_new0(struct heirs_last_seen, h->n_cpus);
         int r = 0;
 
         if (bpf_map_lookup_elem(h->maps[MAP_LAST_NEXT], &(__u32) { 0 }, last) < 0)
                 return -errno;
         for (unsigned cpu = 0; cpu < h->n_cpus; cpu++)
-                if (last[cpu].tid != 0 && fold_here(h, last[cpu].tid, userdata)) {
+                if (last[cpu].tid != 0) {
                         int k = fold_cpu(h, cpu);
                         if (k < 0 && r == 0)
                                 r = k;
                 }
         return r;
-}
-
-/* A CPU whose last switch seen brought in another task than its idle one: a switch the tracepoint
- * did not show may have brought a born thread in since, so the note's task is not asked about. */
-static bool is_busy(Heirs *h, __u32 tid, const void *userdata) {
-        return true;
-}
-
-int heirs_fold_running(Heirs *h) {
-        return fold_where(h, is_busy, NULL);
 }
 
 bool heirs_sealed(Heirs *h, pid_t tid) {

@@ -49,13 +49,6 @@ typedef struct Member {
         int task_clock;                 /* perf_task_clock_of() the member, or -1 */
 } Member;
 
-static long long now_of(clockid_t clock) {
-        struct timespec ts;
-
-        clock_gettime(clock, &ts);
-        return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static void pin_to(int cpu) {
         cpu_set_t set;
 
@@ -145,11 +138,11 @@ static long long member_switches(const Member *m) {
 static long long least_cpu_ns(const Member *m, clockid_t member_clock) {
         long long v = m->task_clock >= 0 ? perf_read(m->task_clock) : -1;
 
-        return (v >= 0 ? v : now_of(member_clock) - CLOCK_SLACK_NS) - SWITCH_SLACK_NS * member_switches(m);
+        return (v >= 0 ? v : clock_now_ns(member_clock) - CLOCK_SLACK_NS) - SWITCH_SLACK_NS * member_switches(m);
 }
 
 static Done done_by_now(const Member *m, clockid_t member_clock) {
-        return (Done) { least_cpu_ns(m, member_clock), faults_of(m->tid), now_of(CLOCK_MONOTONIC) - m->born_ns };
+        return (Done) { least_cpu_ns(m, member_clock), faults_of(m->tid), clock_now_ns(CLOCK_MONOTONIC) - m->born_ns };
 }
 
 /* A switch the scheduler's tracepoint does not show (on this VM, every switch away from its PID 1's
@@ -179,7 +172,7 @@ static int read_while_running(Member *m, clockid_t member_clock, int reads, long
                 CHECK_RC(pm_get_data_mygroup(&g), 0);
                 after = done_by_now(m, member_clock);
                 CHECK_RANGE((long long) g.accu[0], before.cpu_ns - unseen_slack(ambiguous),
-                            after.lived_ns + now_of(CLOCK_MONOTONIC) - creator_since_ns);
+                            after.lived_ns + clock_now_ns(CLOCK_MONOTONIC) - creator_since_ns);
                 CHECK(before.faults >= 0 && (long long) g.accu[1] >= before.faults);
                 if ((long long) g.accu[0] - before.cpu_ns < *shortest_margin)
                         *shortest_margin = (long long) g.accu[0] - before.cpu_ns;
@@ -212,13 +205,13 @@ static int switch_while_running(Member *m, clockid_t member_clock) {
         before = least_cpu_ns(m, member_clock);
         CHECK_RC(pm_stop_thread(getpid(), m->tid), 0);
         CHECK_RC(pm_get_data_thread(getpid(), m->tid, &stopped), 0);
-        CHECK_RANGE((long long) stopped.accu[0], before - unseen_slack(ambiguous), now_of(CLOCK_MONOTONIC) - m->born_ns);
+        CHECK_RANGE((long long) stopped.accu[0], before - unseen_slack(ambiguous), clock_now_ns(CLOCK_MONOTONIC) - m->born_ns);
         usleep(200000);                                 /* it spins on, stopped */
         CHECK_RC(pm_get_data_thread(getpid(), m->tid, &later), 0);
         CHECK(later.accu[0] == stopped.accu[0] && later.accu[1] == stopped.accu[1]);
 
         ambiguous = ambiguous_slices();
-        start_at = now_of(CLOCK_MONOTONIC);
+        start_at = clock_now_ns(CLOCK_MONOTONIC);
         CHECK_RC(pm_start_thread(getpid(), m->tid), 0);
         started_at = least_cpu_ns(m, member_clock);
         usleep(200000);
@@ -226,13 +219,13 @@ static int switch_while_running(Member *m, clockid_t member_clock) {
         CHECK_RC(pm_get_data_thread(getpid(), m->tid, &started), 0);
         CHECK_RANGE((long long) (started.accu[0] - later.accu[0]),
                     before - started_at - (m->task_clock >= 0 ? 0 : CLOCK_SLACK_NS) - unseen_slack(ambiguous),
-                    now_of(CLOCK_MONOTONIC) - start_at);
+                    clock_now_ns(CLOCK_MONOTONIC) - start_at);
 
         usleep(200000);
-        start_at = now_of(CLOCK_MONOTONIC);
+        start_at = clock_now_ns(CLOCK_MONOTONIC);
         CHECK_RC(pm_reset_data_thread(getpid(), m->tid), 0);
         CHECK_RC(pm_get_data_thread(getpid(), m->tid, &reset), 0);
-        CHECK_RANGE((long long) reset.accu[0], 0, now_of(CLOCK_MONOTONIC) - start_at);
+        CHECK_RANGE((long long) reset.accu[0], 0, clock_now_ns(CLOCK_MONOTONIC) - start_at);
         return 0;
 }
 
@@ -247,9 +240,9 @@ static int live_reads_body(void *arg) {
         (void) arg;
         pin_to(0);
         CHECK(clock_and_faults(&prog) == 0);
-        creator_born_ns = now_of(CLOCK_MONOTONIC);     /* it counts from here */
+        creator_born_ns = clock_now_ns(CLOCK_MONOTONIC);     /* it counts from here */
         CHECK_RC(pm_set_program_mygroup(&prog), 0);
-        m.born_ns = now_of(CLOCK_MONOTONIC);
+        m.born_ns = clock_now_ns(CLOCK_MONOTONIC);
         CHECK(pthread_create(&t, NULL, member_main, &m) == 0);
         while (!m.tid)
                 sched_yield();

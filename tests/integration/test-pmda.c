@@ -310,13 +310,6 @@ static void test_pmapid_absent_gives_no_values_then_reconnects(void **state) {
         target_kill(&t);
 }
 
-static long long now_of(clockid_t clock) {
-        struct timespec ts;
-
-        clock_gettime(clock, &ts);
-        return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 typedef struct Spinner {
         volatile pid_t tid;
         volatile bool stop;
@@ -382,7 +375,7 @@ static void test_a_running_born_thread_is_fetched_as_of_the_fetch(void **state) 
         assert_int_equal(pm_init(PM_VERIFIED, &info), 0);
         program_one(&prog, PM_USER | PM_COUNT, find_event_id(&info, "PM_TASK_CLOCK"));
         assert_int_equal(pm_set_program_mythread(&prog), 0);
-        born = now_of(CLOCK_MONOTONIC);
+        born = clock_now_ns(CLOCK_MONOTONIC);
         assert_int_equal(pthread_create(&t, NULL, spin_main, &s), 0);
         while (!s.tid)
                 sched_yield();
@@ -394,9 +387,9 @@ static void test_a_running_born_thread_is_fetched_as_of_the_fetch(void **state) 
                 int64_t v;
 
                 usleep(100000);
-                before = now_of(clock);
+                before = clock_now_ns(clock);
                 v = fetch(&pcp, "pmapi.thread.counter.value", s.tid * 8);
-                assert_in_range(v, before - slack_ns, now_of(CLOCK_MONOTONIC) - born);
+                assert_in_range(v, before - slack_ns, clock_now_ns(CLOCK_MONOTONIC) - born);
         }
         pin_process_tree(fixture.daemon_pid, -1);
         pin_process_tree(pcp.pmcd_pid, -1);

@@ -246,6 +246,13 @@ int perf_faults_counter(bool inherit, bool user_only) {
         return (int) syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+long long clock_now_ns(clockid_t clock) {
+        struct timespec ts;
+
+        clock_gettime(clock, &ts);
+        return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 int perf_task_clock_of(pid_t tid) {
         struct perf_event_attr a = {
                 .type = PERF_TYPE_SOFTWARE,

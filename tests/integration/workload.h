@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "pmapi.h"
 
@@ -42,6 +43,8 @@ long long perf_read(int fd);
  * so never more than a slice-based task clock over the same time; a read of a running thread is
  * current. An fd, or -1 where perf_event_paranoid refuses it. */
 int perf_task_clock_of(pid_t tid);
+/* clock_gettime(clock) in nanoseconds. */
+long long clock_now_ns(clockid_t clock);
 
 /* A descendant group on the calling thread counting user-mode page faults, beside perf's inherited
  * counter on the same thread: the group's growth over the window is checked against the counter's.

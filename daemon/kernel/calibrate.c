@@ -29,6 +29,7 @@
  * as caveat (a slack in events, or a fraction in %). */
 typedef struct Outcome {
         double measured, expected;
+        double expected_high;           /* > expected: any count from expected to this is exact */
         double slack;                   /* |measured - expected| within this: verified */
         double verified_pct, caveat_pct;
         const char *unit;               /* "pages touched", ... */
@@ -192,10 +193,12 @@ typedef struct Spin {
         long long on_cpu_ns;            /* its wall time less its run-queue wait, or -1 */
 } Spin;
 
-/* 200 ms of the thread's CPU time. A spinner never sleeps: the wall time it took, less the time it
- * waited on a run queue, is its time on a CPU as perf's clocks measure it, interrupts and time the
- * hypervisor stole included (the scheduler's CPU time leaves both out: a CI run under load counted
- * 2.37 % more than that). */
+/* 200 ms of the thread's CPU time. perf's clocks count the time the thread is current: they hold
+ * the interrupts and the time a hypervisor stole while it ran, which the scheduler's CPU time
+ * leaves out (a CI run under load counted 2.37 % more than that). A spinner never sleeps, so its
+ * wall time less its run-queue wait bounds that time from above (a run with two spinners beside it
+ * gave 2.08 % more than perf's count, which matched the CPU time). The true count lies between the
+ * two, whichever way a kernel and its hypervisor part them. */
 static void spin(void *arg) {
         Spin *s = arg;
         long long start = clock_ns(CLOCK_THREAD_CPUTIME_ID), wall = clock_ns(CLOCK_MONOTONIC);
@@ -212,19 +215,21 @@ static void spin(void *arg) {
         }
 }
 
-/* A spin's time on a CPU, or its CPU time where the kernel keeps no run-queue wait. */
+/* A spin's time on a CPU: at least its CPU time, at most its wall time less its run-queue wait
+ * (only the CPU time where the kernel keeps no such wait). */
 static int clocks(const Event *e, Outcome *o) {
         Spin s = { 0, -1 };
         int r;
 
-        *o = (Outcome) { .verified_pct = 1, .caveat_pct = 25, .unit = "ns the thread was on a CPU (wall time "
-                                                                      "less its run-queue wait)" };
+        *o = (Outcome) { .verified_pct = 1, .caveat_pct = 25,
+                         .unit = "ns the thread was on a CPU (at least its CPU time, at most its wall time "
+                                 "less its run-queue wait)" };
         r = count_during(e, false, spin, &s, &o->measured);
-        o->expected = (double) s.on_cpu_ns;
-        if (s.on_cpu_ns < 0) {
-                o->expected = (double) s.cpu_ns;
+        o->expected = (double) s.cpu_ns;
+        if (s.on_cpu_ns > s.cpu_ns)
+                o->expected_high = (double) s.on_cpu_ns;
+        if (s.on_cpu_ns < 0)
                 o->unit = "ns of the thread's CPU time (no run-queue wait in /proc)";
-        }
         return r;
 }
 
@@ -305,8 +310,10 @@ static const struct {
 
 /* The status an outcome earns, and the row that says so. */
 static int judge(const char *name, const Outcome *o, int error, Calibration *ret) {
-        double diff = fabs(o->measured - o->expected);
-        double pct = o->expected > 0 ? 100.0 * diff / o->expected : 0;
+        double high = o->expected_high > o->expected ? o->expected_high : o->expected;
+        double nearest = o->measured > high ? high : o->expected;
+        double diff = o->measured >= o->expected && o->measured <= high ? 0 : fabs(o->measured - nearest);
+        double pct = nearest > 0 ? 100.0 * diff / nearest : 0;
         Calibration c = { .short_name = strdup(name), .status = PM_UNVERIFIED };
         int n;
 
@@ -320,7 +327,11 @@ static int judge(const char *name, const Outcome *o, int error, Calibration *ret
                 else if (pct <= o->caveat_pct)
                         c.status = PM_CAVEAT;
                 c.tolerance_pct = c.status == PM_UNVERIFIED ? 0 : pct;
-                n = asprintf(&c.detail, "%.0f for %.0f %s", o->measured, o->expected, o->unit);
+                if (high > o->expected)
+                        n = asprintf(&c.detail, "%.0f for %.0f to %.0f %s", o->measured, o->expected, high,
+                                     o->unit);
+                else
+                        n = asprintf(&c.detail, "%.0f for %.0f %s", o->measured, o->expected, o->unit);
         }
         if (n < 0)
                 c.detail = NULL;

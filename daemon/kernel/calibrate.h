@@ -15,7 +15,7 @@
 typedef struct Calibration {
         char *short_name;
         int status;                     /* PM_VERIFIED, PM_CAVEAT or PM_UNVERIFIED */
-        double tolerance_pct;           /* |measured - expected| / expected, %; 0 when unverified */
+        double tolerance_pct;           /* how far outside the exact count or range, %; 0 when unverified */
         char *detail;                   /* what was measured against what, or why unverified */
 } Calibration;
 

@@ -86,7 +86,8 @@ struct heirs_last_seen {
         __u64 min_flt;
         __u64 maj_flt;
         __u32 busy;                     /* the exec program is ending a slice here: a fold waits */
-        __u32 pad;
+        __u32 by_runtime;               /* the task's clock is taken from its runtime until its next
+                                         * switch: a fold or an exec ended a slice of it by that */
 };
 
 /* What a source counts: the perf_event_attr fields that name an event and its modes (in_use 0: free). */

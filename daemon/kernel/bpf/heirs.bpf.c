@@ -458,6 +458,7 @@ static __always_inline void others_since(struct heirs_last_seen *last, __u32 onl
 
 /* Notes t as the task the last switch seen on this CPU brought in. */
 static __always_inline void note_next(struct heirs_last_seen *last, struct task_struct *t) {
+        last->by_runtime = 0;
         last->task = (__u64) t;
         last->min_flt = BPF_CORE_READ(t, min_flt);
         last->maj_flt = BPF_CORE_READ(t, maj_flt);
@@ -512,21 +513,29 @@ static __always_inline void restart_slice(struct heirs_config *cfg, __u32 cpu) {
 }
 
 /* Ends the slice of task prev (tid) on this CPU now: adds it to prev's counts where it is counted
- * here, and makes them final where prev is dead (its last switch away). */
-static __always_inline void end_slice(struct heirs_config *cfg, struct heirs_last_seen *last, struct task_struct *prev,
-                                      __u32 tid, __u32 cpu, _Bool may_die) {
-        __u32 only = slice_sources(cfg, last, tid);
+ * here, and makes them final where prev is dead (its last switch away). Returns whether prev's
+ * clock came from its runtime: a slice whose start went unseen, or one after such a slice that a
+ * fold or an exec ended (by_runtime). The runtime lags by up to a tick for a task still on its CPU;
+ * a slice timed from here on would lose that lag for good, so the runtime times the task's clock
+ * until its next switch seen, when the scheduler has brought it up to date and the lag is counted. */
+static __always_inline _Bool end_slice(struct heirs_config *cfg, struct heirs_last_seen *last, struct task_struct *prev,
+                                       __u32 tid, __u32 cpu, _Bool may_die) {
+        _Bool by_runtime = last->tid == tid && last->by_runtime;
+        __u32 only = by_runtime ? ~cfg->clocks : slice_sources(cfg, last, tid);
         struct heirs_control *c;
         struct heirs_counts *n = tracked(tid, &c);
 
-        if (n && only != 0xffffffff)
+        if (!n)
+                return 0;
+        if (only != 0xffffffff)
                 stat_add(HEIRS_STAT_AMBIGUOUS);
-        if (n && !(n->state & HEIRS_FINAL)) {
+        if (!(n->state & HEIRS_FINAL)) {
                 struct own_since own;
                 __u32 flags = flags_of(c);
 
                 own_since(n, prev, &own);
-                others_since(last, only, &own);
+                if (!by_runtime)
+                        others_since(last, only, &own);
                 if (adds_slice(flags) && !is_sealed(tid, c))
                         add_slice(cfg, c, flags, n, cpu, only, &own);
                 if (may_die && task_dead(prev)) {
@@ -534,6 +543,7 @@ static __always_inline void end_slice(struct heirs_config *cfg, struct heirs_las
                         n->state |= HEIRS_FINAL;
                 }
         }
+        return (cfg->clocks & ~only) != 0;
 }
 
 /* This CPU's config and last switch seen, where the sources are open (NULL: nothing to do). */
@@ -574,11 +584,14 @@ int heirs_fold(void *ctx) {
         struct heirs_config *cfg = slice_state(cpu, &last);
         struct task_struct *cur = (struct task_struct *) bpf_get_current_task();
 
+        _Bool by_runtime;
+
         if (!cfg || last->busy)
                 return 0;
-        end_slice(cfg, last, cur, (__u32) BPF_CORE_READ(cur, pid), cpu, 0);
+        by_runtime = end_slice(cfg, last, cur, (__u32) BPF_CORE_READ(cur, pid), cpu, 0);
         restart_slice(cfg, cpu);
         note_next(last, cur);
+        last->by_runtime = by_runtime;
         stat_add(HEIRS_STAT_FOLDS);
         return 0;
 }
@@ -599,10 +612,13 @@ int BPF_PROG(heirs_exec, struct task_struct *task, int old_pid) {
         born = c->born_ns;
         cfg = slice_state(cpu, &last);
         if (cfg) {
+                _Bool by_runtime;
+
                 last->busy = 1;
-                end_slice(cfg, last, task, tid, cpu, 0);
+                by_runtime = end_slice(cfg, last, task, tid, cpu, 0);
                 restart_slice(cfg, cpu);
                 note_next(last, task);
+                last->by_runtime = by_runtime;
                 last->busy = 0;
         }
         bpf_map_update_elem(&sealed, &tid, &born, BPF_ANY);

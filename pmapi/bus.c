@@ -63,6 +63,9 @@ static char kernel_inherits_of[64];
 #define MAX_CARRIED 64
 static int32_t carried_events[MAX_CARRIED];
 static size_t n_carried;
+/* Its CarriedHardwareEvents: those carried where the PMU's share for carried programs has room. */
+static int32_t carried_hardware[MAX_CARRIED];
+static size_t n_carried_hardware;
 
 /* set_by is written after a Set* call, while the new context may count already: its page must be
  * this process's own before, or that write would fault (first touch, or copy-on-write after fork)
@@ -231,17 +234,19 @@ static int new_call_locked(const char *method, sd_bus_message **ret) {
         return r < 0 ? error_map_from_errno(r) : 0;
 }
 
-static size_t read_carried_events_locked(sd_bus *b) {
+/* The ids of Manager property name (an "ai") into ret, at most MAX_CARRIED; how many (0 on error:
+ * an older pmapid has no CarriedHardwareEvents). */
+static size_t read_carried_locked(sd_bus *b, const char *name, int32_t ret[MAX_CARRIED]) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const int32_t *ids;
         size_t size = 0, n;
 
-        if (sd_bus_get_property(b, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE, "CarriedEvents",
-                                NULL, &reply, "ai") < 0 ||
+        if (sd_bus_get_property(b, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE, name, NULL, &reply,
+                                "ai") < 0 ||
             sd_bus_message_read_array(reply, 'i', (const void **) &ids, &size) < 0)
                 return 0;
         n = size / sizeof(int32_t) < MAX_CARRIED ? size / sizeof(int32_t) : MAX_CARRIED;
-        memcpy(carried_events, ids, n * sizeof(int32_t));
+        memcpy(ret, ids, n * sizeof(int32_t));
         return n;
 }
 
@@ -259,7 +264,8 @@ static void ask_kernel_inherits_locked(const char *method) {
         if (sd_bus_get_property_trivial(b, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
                                         "KernelInheritance", NULL, 'b', &v) < 0)
                 v = 0;          /* an older pmapid: the library's Inherit calls, as before */
-        n_carried = v ? read_carried_events_locked(b) : 0;
+        n_carried = v ? read_carried_locked(b, "CarriedEvents", carried_events) : 0;
+        n_carried_hardware = v ? read_carried_locked(b, "CarriedHardwareEvents", carried_hardware) : 0;
         __atomic_store_n(&kernel_inherits, v != 0, __ATOMIC_RELAXED);
         kernel_inherits_known = true;
         kernel_inherits_pid = getpid();
@@ -270,13 +276,35 @@ bool bus_kernel_inherits(void) {
         return __atomic_load_n(&kernel_inherits, __ATOMIC_RELAXED);
 }
 
-bool bus_kernel_carries_event(int id) {
-        if (!bus_kernel_inherits())
-                return false;
-        for (size_t i = 0; i < n_carried; i++)
-                if (carried_events[i] == id)
+static bool listed(const int32_t *ids, size_t n, int id) {
+        for (size_t i = 0; i < n; i++)
+                if (ids[i] == id)
                         return true;
         return false;
+}
+
+bool bus_kernel_carries_event(int id) {
+        return bus_kernel_inherits() && listed(carried_events, n_carried, id);
+}
+
+bool bus_kernel_may_carry_event(int id) {
+        return bus_kernel_inherits() &&
+               (listed(carried_events, n_carried, id) || listed(carried_hardware, n_carried_hardware, id));
+}
+
+bool bus_creations_born_counting(void) {
+        char path[64];
+        sd_bus *b;
+        int v = 0;
+
+        (void) snprintf(path, sizeof(path), PMAPI_THREAD_PREFIX "/%d", (int) gettid());
+        pthread_mutex_lock(&bus_lock);
+        if (bus_get_locked(&b) >= 0 &&
+            sd_bus_get_property_trivial(b, PMAPI_SERVICE, path, PMAPI_THREAD_INTERFACE, "CreationsBornCounting",
+                                        NULL, 'b', &v) < 0)
+                v = 0;
+        pthread_mutex_unlock(&bus_lock);
+        return v != 0;
 }
 
 /* pid < 0: no target arguments. The request is dropped before the caller unlocks: see the top of

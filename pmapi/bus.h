@@ -24,6 +24,12 @@ bool bus_kernel_inherits(void);
 /* Whether that pmapid carries a program holding event id inside the kernel (its CarriedEvents:
  * software events). A thread whose program holds another asks for its new threads. No bus call. */
 bool bus_kernel_carries_event(int id);
+/* The same, or a hardware event it carries where the PMU's share for carried programs has room
+ * (its CarriedHardwareEvents): whether it did, bus_creations_born_counting() asks. No bus call. */
+bool bus_kernel_may_carry_event(int id);
+/* Whether what the calling thread creates is born counting (its context's CreationsBornCounting):
+ * one bus call; false on any error. */
+bool bus_creations_born_counting(void);
 /* pmapid's own words for this thread's last failed call, if it failed with code; else NULL. */
 const char *bus_last_detail(int code);
 /* fork(): the connection's lock is held across it (fork-hooks.c); the child takes its own

@@ -91,7 +91,9 @@ void inherit_note_program(const pm_prog_t *prog) {
         bool inherits = !(prog->mode.w & PM_NO_INHERIT);
 
         inherit_note_thread(inherits);
-        thread_asks = inherits && !catalog_program_all(prog, bus_kernel_carries_event);
+        /* Software events are always carried; hardware ones where the PMU had room: pmapid says. */
+        thread_asks = inherits && !catalog_program_all(prog, bus_kernel_carries_event) &&
+                      !(catalog_program_all(prog, bus_kernel_may_carry_event) && bus_creations_born_counting());
 }
 
 /* The kernel makes the calling thread's new threads and children counting contexts, before they

@@ -18,7 +18,8 @@ void inherit_note_thread(bool inherits);
 void inherit_note_thread_sets(bool inherits);
 /* The calling thread now has program prog, which passes on unless PM_NO_INHERIT: its new threads
  * are born counting where pmapid carries each of its events inside the kernel (its CarriedEvents:
- * software events), and ask otherwise. */
+ * software events; a hardware event of CarriedHardwareEvents where its thread's context says its
+ * creations are born counting, which costs one bus call), and ask otherwise. */
 void inherit_note_program(const pm_prog_t *prog);
 /* Every thread of this process is now (or no longer) in a process group that new threads join. */
 void inherit_note_process(bool inherits);

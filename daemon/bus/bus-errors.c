@@ -38,6 +38,10 @@ static const struct {
           "administrator for [Access] KernelModeGroups= in pmapid.conf" },
         { ENODEV,  PMAPI_ERROR_OPEN_FAILED,
           "The kernel refused to open these counters on thread %d (pid %d); try fewer or other events" },
+        { ENOSPC,  PMAPI_ERROR_OPEN_FAILED,
+          "These counters on thread %d (pid %d) could never count: pmapid pins some of the CPU PMU's "
+          "counters for programs it carries inside the kernel ([Limits] CarriedCounters in "
+          "pmapid.conf), and these hardware events need more than are left; try fewer hardware events" },
         { ENOMEM,  PMAPI_ERROR_NO_MEMORY,
           "pmapid is out of memory (thread %d, pid %d)" },
 };

@@ -9,6 +9,7 @@
 
 #include "bus-names.h"
 #include "context-dbus.h"
+#include "heirs.h"
 #include "macro.h"
 #include "sets-dbus.h"
 
@@ -175,6 +176,18 @@ static int property_get_origin(sd_bus *bus, const char *path, const char *interf
         return sd_bus_message_append(reply, "s", context_origin_to_string(c->origin));
 }
 
+/* Whether what the thread creates is born counting inside the kernel (heirs.h), rather than
+ * attached after the fact: its program passes on, the engine carries it, and no limit refused. */
+static int property_get_born_counting(sd_bus *bus, const char *path, const char *interface,
+                                      const char *property, sd_bus_message *reply, void *userdata,
+                                      sd_bus_error *error) {
+        Context *c = userdata;
+        Manager *m = c->manager;
+        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        return sd_bus_message_append(reply, "b", (int) (m && m->heirs && heirs_carries(m->heirs, c->tid) &&
+                                                         !c->late_heir));
+}
+
 /* The event sets of a multiplexed program (one for a pm_prog_t), its slice, and each set's times. */
 static int property_get_sets(sd_bus *bus, const char *path, const char *interface, const char *property,
                              sd_bus_message *reply, void *userdata, sd_bus_error *error) {
@@ -198,6 +211,7 @@ static const sd_bus_vtable thread_vtable[] = {
         SD_BUS_PROPERTY("EventNames", "as", property_get_event_names, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Mode", "i", property_get_mode, 0, 0),
         SD_BUS_PROPERTY("Counting", "b", property_get_counting, 0, 0),
+        SD_BUS_PROPERTY("CreationsBornCounting", "b", property_get_born_counting, 0, 0),
         SD_BUS_PROPERTY("Group", "o", property_get_group, 0, 0),
         SD_BUS_PROPERTY("TimeEnabled", "t", property_get_times, 0, 0),
         SD_BUS_PROPERTY("TimeRunning", "t", property_get_times, 0, 0),

@@ -2,10 +2,13 @@
  * and identity, for busctl and the clients. A vtable of its own on the Manager's path and interface,
  * beside manager-dbus.c's methods (sd-bus joins them). */
 #include <stddef.h>
+#include <string.h>
 
 #include "heirs.h"
 #include "macro.h"
 #include "manager-dbus.h"
+#include "pmu-budget.h"
+
 static gint compare_uids(gconstpointer a, gconstpointer b) {
         guint x = GPOINTER_TO_UINT(a), y = GPOINTER_TO_UINT(b);
         return x < y ? -1 : x > y;
@@ -25,19 +28,24 @@ static int property_get_kernel_inheritance(sd_bus *bus, const char *path, const 
         return sd_bus_message_append(reply, "b", ((Manager *) userdata)->heirs != NULL);
 }
 
-/* The catalog's events a program may hold and still be carried inside the kernel: libpmapi asks
- * pmapid for its new threads (Inherit) unless every event of its program is here. */
+/* The catalog's events a program may hold and still be carried inside the kernel: CarriedEvents,
+ * always (software events); CarriedHardwareEvents, where the PMU's share for carried programs has
+ * room then (a thread's CreationsBornCounting says). libpmapi asks pmapid for its new threads
+ * (Inherit) unless its program's events are carried. */
 static int property_get_carried_events(sd_bus *bus, const char *path, const char *interface,
                                        const char *property, sd_bus_message *reply, void *userdata,
                                        sd_bus_error *error) {
+        bool hardware = strcmp(property, "CarriedHardwareEvents") == 0;
         Manager *m = userdata;
         int r;
 
-        (void) bus, (void) path, (void) interface, (void) property, (void) error;
+        (void) bus, (void) path, (void) interface, (void) error;
         r = sd_bus_message_open_container(reply, 'a', "i");
-        for (size_t i = 0; r >= 0 && m->heirs && i < m->events->n_events; i++)
-                if (heirs_can_carry_event(&m->events->events[i].attr))
+        for (size_t i = 0; r >= 0 && m->heirs && i < m->events->n_events; i++) {
+                const struct perf_event_attr *a = &m->events->events[i].attr;
+                if (heirs_can_carry_event(a) && pmu_budget_is_hardware(a) == hardware)
                         r = sd_bus_message_append(reply, "i", (int32_t) m->events->events[i].id);
+        }
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
@@ -143,6 +151,7 @@ const sd_bus_vtable manager_properties_vtable[] = {
         SD_BUS_PROPERTY("GroupCount", "u", property_get_groups, 0, 0),
         SD_BUS_PROPERTY("KernelInheritance", "b", property_get_kernel_inheritance, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("CarriedEvents", "ai", property_get_carried_events, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("CarriedHardwareEvents", "ai", property_get_carried_events, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("AmbiguousSlices", "t", property_get_ambiguous, 0, 0),
         SD_BUS_PROPERTY("ThreadsAttachedLate", "t", NULL, offsetof(Manager, n_attached_late), 0),
         SD_BUS_PROPERTY("ThreadsMissed", "t", NULL, offsetof(Manager, n_missed), 0),

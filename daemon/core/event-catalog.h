@@ -102,6 +102,7 @@ typedef struct EventTable {
         unsigned n_counters;            /* pm_init's maxpmcs: the CPU PMU's general and fixed
                                          * counters (libpfm4), at most MAX_COUNTERS; MAX_COUNTERS
                                          * where no CPU PMU is reachable (software events) */
+        unsigned pmu_counters;          /* the same, 0 where no CPU PMU is reachable */
         EventGroup *groups;             /* groups[i].id == i */
         size_t n_groups;
 } EventTable;

@@ -221,7 +221,8 @@ static size_t bpf_fds(CounterGroup *g, int *ret, size_t max) {
 }
 
 /* Its thread's id is not in the fds: counter_bpf_adopt_born() adopts a born thread's group. */
-static int bpf_adopt(const int *fds, size_t n, size_t n_events, CounterGroup **ret) {
+static int bpf_adopt(const int *fds, size_t n, const struct perf_event_attr *attrs, size_t n_events,
+                     CounterGroup **ret) {
         return -EBADF;
 }
 
@@ -343,7 +344,7 @@ int counter_bpf_adopt_born(pid_t tid, const struct perf_event_attr *attrs, size_
                 if (n_fds != n + 1)
                         r = -EINVAL;    /* a local part always has its private leader */
                 else
-                        r = counter_backend_perf.adopt(fds, n_fds, n, &g->local);
+                        r = counter_backend_perf.adopt(fds, n_fds, attrs, n, &g->local);
                 if (r < 0) {
                         free(g);
                         return r;

@@ -134,7 +134,8 @@ static size_t fake_fds(CounterGroup *g, int *ret, size_t max) {
         return 1;
 }
 
-static int fake_adopt(const int *fds, size_t n, size_t n_events, CounterGroup **ret) {
+static int fake_adopt(const int *fds, size_t n, const struct perf_event_attr *attrs, size_t n_events,
+                      CounterGroup **ret) {
         struct stat want, st;
 
         if (n != 1 || fstat(fds[0], &want) < 0)

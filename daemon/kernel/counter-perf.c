@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "counter.h"
+#include "pmu-budget.h"
 #include "macro.h"
 #include "perf-syscall.h"
 #include "pmapi.h"
@@ -24,12 +25,14 @@ struct CounterGroup {
         int fds[MAX_COUNTERS];
         size_t n;
         bool inherit;                   /* counts a tree of tasks: reads keep to floor (perf_read) */
+        unsigned hardware;              /* its PMU counters, in pmu-budget.h's count */
         uint64_t floor[MAX_COUNTERS];   /* the highest value read since open or reset */
 };
 
 static void perf_close(CounterGroup *g) {
         if (!g)
                 return;
+        pmu_budget_group_closed(g->hardware);
         for (size_t i = g->n; i > 0; i--)       /* members before the leader */
                 close(g->fds[i - 1]);
         if (g->leader >= 0)
@@ -78,6 +81,12 @@ static int perf_open_once(const CounterTarget *t, const struct perf_event_attr *
                 return -ENOMEM;
         g->leader = -1;
         g->inherit = t->inherit;
+        g->hardware = pmu_budget_hardware_events(attrs, n);
+        /* A group the pinned sources leave no room for would never count: refused (pmu-budget.h). */
+        if (pmu_budget_group_opened(g->hardware) < 0) {
+                free(TAKE_PTR(g));
+                return -ENOSPC;
+        }
         if (t->private_leader) {
                 int fd = open_private_leader(t, &attrs[0]);
                 if (fd < 0)
@@ -273,7 +282,8 @@ static bool is_perf_fd(int fd) {
 }
 
 /* n_events fds, or n_events + 1 with the private leader first. */
-static int perf_adopt(const int *fds, size_t n, size_t n_events, CounterGroup **ret) {
+static int perf_adopt(const int *fds, size_t n, const struct perf_event_attr *attrs, size_t n_events,
+                      CounterGroup **ret) {
         size_t first = n == n_events + 1;
         CounterGroup *g;
 
@@ -289,6 +299,8 @@ static int perf_adopt(const int *fds, size_t n, size_t n_events, CounterGroup **
         for (size_t i = 0; i < n_events; i++)
                 g->fds[i] = fds[first + i];
         g->n = n_events;
+        g->hardware = pmu_budget_hardware_events(attrs, n_events);
+        (void) pmu_budget_group_opened(g->hardware);    /* it counts already: only noted */
         *ret = g;
         return 0;
 }

@@ -55,10 +55,11 @@ typedef struct CounterBackend {
         /* The fds behind the group, leader first, for a handover to pmapid's next image (handover.h):
          * at most max of them in ret, their number returned. They stay the group's. */
         size_t (*fds)(CounterGroup *g, int *ret, size_t max);
-        /* A group of n_events counters from the fds another image of pmapid opened (fds() order):
-         * takes them on success. -EBADF if one is not a counter of this backend, -EINVAL if they do
-         * not make n_events counters. */
-        int (*adopt)(const int *fds, size_t n, size_t n_events, CounterGroup **ret);
+        /* A group of the n_events counters of attrs from the fds another image of pmapid opened
+         * (fds() order): takes them on success. -EBADF if one is not a counter of this backend,
+         * -EINVAL if they do not make n_events counters. */
+        int (*adopt)(const int *fds, size_t n, const struct perf_event_attr *attrs, size_t n_events,
+                     CounterGroup **ret);
         /* The fd to hand a thread for local reads: the first counter of a group with a private
          * leader; -1 otherwise. Stays the group's. */
         int (*sibling_fd)(CounterGroup *g);

@@ -335,7 +335,8 @@ static int load(EventTable **ret, bool probe) {
         if (r < 0)
                 return r;
         /* The CPU PMU's counters where it counts; software events alone are not limited by them. */
-        t->n_counters = pmu_found && has_cpu_counters(t) ? cpu_pmu_counters() : MAX_COUNTERS;
+        t->pmu_counters = pmu_found && has_cpu_counters(t) ? cpu_pmu_counters() : 0;
+        t->n_counters = t->pmu_counters ? t->pmu_counters : MAX_COUNTERS;
         /* A PMU that libpfm4 knows but perf would not open for us (a VM's, paranoid): say so once. */
         if (pmu_found && !has_cpu_counters(t)) {
                 char *n;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -21,10 +22,16 @@
 #include "log.h"
 #include "macro.h"
 #include "perf-syscall.h"
+#include "pmu-budget.h"
 
 /* The object compiled from bpf/heirs.bpf.c (heirs-object.c, generated at build time). */
 extern const unsigned char heirs_bpf_object[];
 extern const size_t heirs_bpf_object_size;
+
+/* The engine of the last heirs_new() or heirs_adopt(): pmu-budget.h asks it for counters back. */
+static Heirs *reclaimable;
+static bool reclaim(void);
+static unsigned release_unused_hardware(Heirs *h);
 
 static const char *const map_names[N_MAPS] = { "controls", "counts", "sealed", "births", "releases", "sources",
                                                "starts", "last_next", "config", "source_events", "stats" };
@@ -65,6 +72,10 @@ static Heirs *heirs_alloc(unsigned n_cpus) {
 Heirs *heirs_free(Heirs *h) {
         if (!h)
                 return NULL;
+        if (reclaimable == h) {
+                reclaimable = NULL;
+                pmu_budget_set_reclaim(NULL);
+        }
         for (size_t i = 0; i < N_LINKS; i++)
                 safe_close(h->links[i]);
         safe_close(h->fold);
@@ -177,6 +188,8 @@ int heirs_new(unsigned max_threads, unsigned max_births, Heirs **ret) {
         if (r < 0)
                 goto out;
         h->fold = r;
+        reclaimable = h;
+        pmu_budget_set_reclaim(reclaim);
         *ret = TAKE_PTR(h);
         r = 0;
 out:
@@ -188,6 +201,10 @@ out:
         return r;
 }
 
+
+static bool source_is_hardware(const struct heirs_source *s) {
+        return pmu_budget_is_hardware(&(struct perf_event_attr) { .type = s->type });
+}
 
 static uint32_t source_excludes(const struct perf_event_attr *a) {
         return (uint32_t) a->exclude_user | (uint32_t) a->exclude_kernel << 1 | (uint32_t) a->exclude_hv << 2 |
@@ -261,10 +278,49 @@ static int set_n_sources(Heirs *h, __u32 n) {
         return bpf_map_update_elem(h->maps[MAP_CONFIG], &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
 }
 
+/* Source key (slot * n_cpus + cpu) gone from the map and closed. Switched off first: the map lets
+ * go of its event only after an RCU grace period, and a pinned one would hold its PMU counter
+ * until then (in the arm64 guest a thread's 6-event group, opened just after, counted 0). */
+static void close_source(Heirs *h, __u32 key) {
+        if (h->source_fds[key] >= 0)
+                (void) ioctl(h->source_fds[key], PERF_EVENT_IOC_DISABLE, 0);
+        (void) bpf_map_delete_elem(h->maps[MAP_SOURCES], &key);
+        h->source_fds[key] = safe_close(h->source_fds[key]);
+}
+
+/* The source slot's fds on CPUs 0 .. cpu - 1 closed, and its entries in the sources map gone. */
+static void close_slot(Heirs *h, unsigned slot, unsigned cpu) {
+        for (unsigned k = 0; k < cpu; k++)
+                close_source(h, (__u32) slot * h->n_cpus + k);
+}
+
+/* Whether a pinned per-CPU event is on its CPU's PMU: one the kernel could not place is in its
+ * error state, where read() returns end of file. */
+static bool placed(int fd) {
+        uint64_t v[3];
+
+        return read(fd, v, sizeof(v)) == (ssize_t) sizeof(v);
+}
+
+static bool cpu_online(unsigned cpu) {
+        char path[64];
+        FILE *f;
+        int c = '1';
+
+        (void) snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
+        f = fopen(path, "re");
+        if (f) {
+                c = fgetc(f);
+                fclose(f);
+        }
+        return c == '1';        /* cpu0 often has no online file: it cannot go offline */
+}
+
 /* The source counting attr on every CPU: one already open, or a new one. */
 int heirs_source_for(Heirs *h, const struct perf_event_attr *attr) {
         struct heirs_source s;
         int free_slot = -1, r;
+        bool hardware = pmu_budget_is_hardware(attr);
 
         for (__u32 i = 0; i < HEIRS_MAX_SOURCES; i++) {
                 if (bpf_map_lookup_elem(h->maps[MAP_SOURCE_EVENTS], &i, &s) < 0)
@@ -276,6 +332,10 @@ int heirs_source_for(Heirs *h, const struct perf_event_attr *attr) {
         }
         if (free_slot < 0)
                 return -E2BIG;
+        /* A hardware source holds a PMU counter on every CPU: within the share, and pinned, so that
+         * the kernel never rotates it out (a slice would miss counts) nor places another first. */
+        if (hardware && (r = pmu_budget_pin()) < 0 && (release_unused_hardware(h) == 0 || (r = pmu_budget_pin()) < 0))
+                return r;
 
         struct perf_event_attr a = {
                 .type = attr->type,
@@ -290,21 +350,29 @@ int heirs_source_for(Heirs *h, const struct perf_event_attr *attr) {
                 .exclude_idle = attr->exclude_idle,
                 .exclude_host = attr->exclude_host,
                 .exclude_guest = attr->exclude_guest,
+                .pinned = hardware,
         };
         unsigned n_open = 0;
         for (unsigned cpu = 0; cpu < h->n_cpus; cpu++) {
                 __u32 key = (__u32) free_slot * h->n_cpus + cpu;
                 int fd = sys_perf_event_open(&a, -1, (int) cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
+                if (fd < 0 && (errno == ENODEV || errno == EINVAL) && !hardware)
+                        continue;       /* a possible CPU that is not present */
+                if (fd < 0 && (errno == ENODEV || errno == EINVAL) && !cpu_online(cpu))
+                        continue;
+                /* A pinned source the kernel could not place reads nothing, ever: refused, never
+                 * zeros (its programs are attached after the fact). */
+                if (fd >= 0 && hardware && !placed(fd)) {
+                        close(fd);
+                        fd = -1;
+                        errno = ENOSPC;
+                }
                 if (fd < 0) {
-                        if (errno == ENODEV || errno == EINVAL)
-                                continue;       /* a possible CPU that is not present */
                         int e = -errno;
-                        for (unsigned k = 0; k < cpu; k++) {
-                                __u32 kk = (__u32) free_slot * h->n_cpus + k;
-                                (void) bpf_map_delete_elem(h->maps[MAP_SOURCES], &kk);
-                                h->source_fds[kk] = safe_close(h->source_fds[kk]);
-                        }
+                        close_slot(h, (unsigned) free_slot, cpu);
+                        if (hardware)
+                                pmu_budget_unpin();
                         return e;
                 }
                 if (bpf_map_update_elem(h->maps[MAP_SOURCES], &key, &fd, BPF_ANY) < 0) {
@@ -315,8 +383,11 @@ int heirs_source_for(Heirs *h, const struct perf_event_attr *attr) {
                 h->source_fds[key] = fd;
                 n_open++;
         }
-        if (n_open == 0)
+        if (n_open == 0) {
+                if (hardware)
+                        pmu_budget_unpin();
                 return -ENODEV;
+        }
         r = set_source_kind(h, (__u32) free_slot, attr);
         if (r >= 0)
                 r = set_n_sources(h, (__u32) free_slot + 1);
@@ -329,18 +400,75 @@ int heirs_source_for(Heirs *h, const struct perf_event_attr *attr) {
         return free_slot;
 }
 
+/* Closes every hardware source that no control refers to (a carrier that left, whose born threads
+ * are gone too): their PMU counters go back to the budget. How many. */
+static unsigned release_unused_hardware(Heirs *h) {
+        bool used[HEIRS_MAX_SOURCES] = { false };
+        struct heirs_control c;
+        __u32 key, next;
+        bool first = true;
+        unsigned n = 0;
+
+        while (bpf_map_get_next_key(h->maps[MAP_CONTROLS], first ? NULL : &key, &next) == 0) {
+                first = false;
+                key = next;
+                if (bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) == 0)
+                        for (__u32 i = 0; i < c.n_events && i < HEIRS_MAX_EVENTS; i++)
+                                if (c.sources[i] < HEIRS_MAX_SOURCES)
+                                        used[c.sources[i]] = true;
+        }
+        for (__u32 i = 0; i < HEIRS_MAX_SOURCES; i++) {
+                struct heirs_source s;
+                if (used[i] || bpf_map_lookup_elem(h->maps[MAP_SOURCE_EVENTS], &i, &s) < 0 || !s.in_use ||
+                    !source_is_hardware(&s))
+                        continue;
+                /* the slot first, so that no new control takes it while its fds close */
+                (void) bpf_map_update_elem(h->maps[MAP_SOURCE_EVENTS], &i, &(struct heirs_source) { 0 }, BPF_ANY);
+                close_slot(h, i, h->n_cpus);
+                pmu_budget_unpin();
+                n++;
+        }
+        return n;
+}
+
+static bool reclaim(void) {
+        return reclaimable && release_unused_hardware(reclaimable) > 0;
+}
+
+int heirs_sources_fit(Heirs *h, const struct perf_event_attr *attrs, size_t n) {
+        unsigned wanted = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                bool known = !pmu_budget_is_hardware(&attrs[i]);
+                struct heirs_source s;
+
+                for (__u32 k = 0; !known && k < HEIRS_MAX_SOURCES; k++)
+                        known = bpf_map_lookup_elem(h->maps[MAP_SOURCE_EVENTS], &k, &s) == 0 &&
+                                source_matches(&s, &attrs[i]);
+                for (size_t j = 0; !known && j < i; j++)        /* twice in the program: one source */
+                        known = memcmp(&attrs[j], &attrs[i], sizeof(attrs[i])) == 0;
+                wanted += !known;
+        }
+        if (wanted == 0 || pmu_budget_may_pin(wanted))
+                return 0;
+        return release_unused_hardware(h) > 0 && pmu_budget_may_pin(wanted) ? 0 : -ENOSPC;
+}
+
 void heirs_sources_release_if_idle(Heirs *h) {
         __u32 key;
 
         if (bpf_map_get_next_key(h->maps[MAP_CONTROLS], NULL, &key) == 0)
                 return;
         (void) set_n_sources(h, 0);     /* the switches stop reading first */
-        for (__u32 i = 0; i < HEIRS_MAX_SOURCES * h->n_cpus; i++) {
-                (void) bpf_map_delete_elem(h->maps[MAP_SOURCES], &i);
-                h->source_fds[i] = safe_close(h->source_fds[i]);
-        }
-        for (__u32 i = 0; i < HEIRS_MAX_SOURCES; i++)
+        for (__u32 i = 0; i < HEIRS_MAX_SOURCES * h->n_cpus; i++)
+                close_source(h, i);
+        for (__u32 i = 0; i < HEIRS_MAX_SOURCES; i++) {
+                struct heirs_source s;
+                if (bpf_map_lookup_elem(h->maps[MAP_SOURCE_EVENTS], &i, &s) == 0 && s.in_use &&
+                    source_is_hardware(&s))
+                        pmu_budget_unpin();
                 (void) bpf_map_update_elem(h->maps[MAP_SOURCE_EVENTS], &i, &(struct heirs_source) { 0 }, BPF_ANY);
+        }
 }
 
 
@@ -409,6 +537,14 @@ int heirs_adopt(const int *fds, size_t n, Heirs **ret) {
         for (size_t i = 0; i < N_LINKS; i++)
                 h->links[i] = fds[N_MAPS + i];
         h->fold = fds[N_MAPS + N_LINKS];
+        /* The previous image's hardware sources stay pinned: the budget knows them again. */
+        for (__u32 i = 0; i < HEIRS_MAX_SOURCES; i++) {
+                struct heirs_source s;
+                if (bpf_map_lookup_elem(fds[MAP_SOURCE_EVENTS], &i, &s) == 0 && s.in_use && source_is_hardware(&s))
+                        pmu_budget_pinned_already();
+        }
+        reclaimable = h;
+        pmu_budget_set_reclaim(reclaim);
         *ret = h;
         return 0;
 }

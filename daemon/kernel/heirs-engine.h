@@ -26,5 +26,8 @@ struct Heirs {
 /* The source (a slot of pmapid's per-CPU counters) that counts attr, opened on every CPU if it was
  * not yet: its index, or -E2BIG where every slot is taken, or perf_event_open's error. */
 int heirs_source_for(Heirs *h, const struct perf_event_attr *attr);
+/* Whether the sources of attrs[0..n-1] not open yet fit in the PMU's share (pmu-budget.h), after
+ * closing hardware sources no control refers to any more: 0 or -ENOSPC. Opens nothing. */
+int heirs_sources_fit(Heirs *h, const struct perf_event_attr *attrs, size_t n);
 /* With nothing tracked, no slot refers to a source: the per-CPU counters go. */
 void heirs_sources_release_if_idle(Heirs *h);

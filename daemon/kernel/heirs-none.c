@@ -63,6 +63,11 @@ bool heirs_maybe_on_cpu(Heirs *h, pid_t tid) {
         return true;
 }
 
+int heirs_register_carrier(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t n, unsigned group_id,
+                           uid_t owner) {
+        return -EOPNOTSUPP;
+}
+
 int heirs_fold_running(Heirs *h) {
         return -EOPNOTSUPP;
 }

@@ -25,6 +25,7 @@ int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t
                                    .owner = (__u32) owner };
         __u32 key = (__u32) tid, uid = (__u32) owner;
         bool existed;
+        int r;
 
         if (n > HEIRS_MAX_EVENTS)
                 return -E2BIG;
@@ -33,6 +34,10 @@ int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t
             errno != EEXIST)
                 return -errno;
         existed = bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &(struct heirs_control) { 0 }) == 0;
+        /* All or nothing: a program whose hardware sources do not fit pins none of them. */
+        r = heirs_sources_fit(h, attrs, n);
+        if (r < 0)
+                return r;
         memset(c.sources, HEIRS_NO_SOURCE, sizeof(c.sources));
         for (size_t i = 0; i < n; i++) {
                 int s = heirs_source_for(h, &attrs[i]);
@@ -46,6 +51,33 @@ int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t
         c.n_events = (__u32) n;
         if (bpf_map_update_elem(h->maps[MAP_CONTROLS], &key, &c, BPF_ANY) < 0)
                 return -errno;
+        return 0;
+}
+
+int heirs_register_carrier(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t n, unsigned group_id,
+                           uid_t owner) {
+        struct heirs_control c;
+        struct timespec now;
+        __u32 key = (__u32) tid;
+        int r;
+
+        r = heirs_carry(h, tid, attrs, n, false, group_id, owner);
+        if (r < 0)
+                return r;
+        if (bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) < 0)
+                return -errno;
+        /* What it ran before now is not its to count: its slice ends here, uncounted. */
+        (void) heirs_fold_running(h);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        c.born_ns = (uint64_t) now.tv_sec * 1000000000ull + (uint64_t) now.tv_nsec;
+        c.flags |= HEIRS_ACCOUNT;
+        /* counts first: a control with HEIRS_ACCOUNT always has its counts (as the kernel does) */
+        if (bpf_map_update_elem(h->maps[MAP_COUNTS], &key, &(struct heirs_counts) { .born_ns = c.born_ns }, BPF_ANY) < 0 ||
+            bpf_map_update_elem(h->maps[MAP_CONTROLS], &key, &c, BPF_ANY) < 0) {
+                r = -errno;
+                heirs_drop(h, tid);
+                return r;
+        }
         return 0;
 }
 
@@ -158,7 +190,10 @@ void heirs_drop(Heirs *h, pid_t tid) {
         __u32 key = (__u32) tid;
         bool had = bpf_map_lookup_elem(h->maps[MAP_CONTROLS], &key, &c) == 0;
 
-        if (bpf_map_delete_elem(h->maps[MAP_CONTROLS], &key) == 0 && had && (c.flags & HEIRS_ACCOUNT) && c.owner != 0)
+        /* A thread born in the kernel took one of its owner's births; a registered carrier (creator
+         * 0) took none. */
+        if (bpf_map_delete_elem(h->maps[MAP_CONTROLS], &key) == 0 && had && (c.flags & HEIRS_ACCOUNT) && c.owner != 0 &&
+            c.creator != 0)
                 release_birth(h, c.owner);
         (void) bpf_map_delete_elem(h->maps[MAP_COUNTS], &key);
         (void) bpf_map_delete_elem(h->maps[MAP_SEALED], &key);

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pmu-budget.h"
+
 typedef struct Heirs Heirs;
 
 /* What one born thread has counted since its last reset: counts of its events, the time it ran counting, whether its
@@ -36,13 +38,13 @@ Heirs *heirs_free(Heirs *h);
 /* Why heirs_new() failed, for the start-up log line. */
 const char *heirs_unavailable_reason(int error);
 
-/* Whether the kernel can carry event a: software events only. A hardware event's source would hold
- * one of the PMU's counters on every CPU while anything is counted, and the kernel schedules a
- * CPU's events before a thread's: the thread's own counters, and anyone else's, would no longer fit
- * (measured on an armv8 PMU of 6 counters: a thread's 6-event program counted 0, a 2-event one lost
- * its first rounds). Threads of programs with such events are attached after the fact. */
+/* Whether the kernel can carry event a: a software event, or a hardware one where carried
+ * programs have a share of the PMU (pmu-budget.h). A hardware event's source holds one of the PMU's
+ * counters on every CPU, pinned, while anything is counted: the thread that carries such a program
+ * is counted through the same sources (heirs_register_carrier), not by a copy of its own, and a
+ * program that the share or the open groups leave no room for is attached after the fact. */
 static inline bool heirs_can_carry_event(const struct perf_event_attr *a) {
-        return a->type == PERF_TYPE_SOFTWARE;
+        return a->type == PERF_TYPE_SOFTWARE || (pmu_budget_is_hardware(a) && pmu_budget_share() > 0);
 }
 
 /* Thread tid's creations are born counting attrs[0..n-1], in pmapid's group group_id (0: none);
@@ -52,6 +54,12 @@ static inline bool heirs_can_carry_event(const struct perf_event_attr *a) {
  * that cannot count per CPU: its creations are attached late. */
 int heirs_carry(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t n, bool counting,
                 unsigned group_id, uid_t owner);
+/* The same for a thread that pmapid counts through the sources too, as if it were born now: its
+ * counts start at 0, stopped (heirs_set_counting starts them), and it reads as a born thread
+ * (heirs_born, heirs_read; creator 0). Its slice so far is folded away first. -ENOSPC where the
+ * PMU's share has no room for its hardware events. */
+int heirs_register_carrier(Heirs *h, pid_t tid, const struct perf_event_attr *attrs, size_t n, unsigned group_id,
+                           uid_t owner);
 /* Whether tid's own slices count (an adopted thread) and what its creations start with. */
 int heirs_set_counting(Heirs *h, pid_t tid, bool counting);
 /* Born tid (its birth at born_ns) is counted by its own perf counters from now on: the kernel adds

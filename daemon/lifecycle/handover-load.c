@@ -70,12 +70,13 @@ static void close_fds(const int *fds, int n) {
 
 /* A counter group of n_events counters from the fd indices in v: the fds are taken either way. A
  * program whose encoding changed with the catalog (-EINVAL) would have its slots lie. */
-static int adopt_counters(const CounterBackend *b, GVariant *v, size_t n_events, FdTable *t, CounterGroup **ret) {
+static int adopt_counters(const CounterBackend *b, GVariant *v, const ProgramEncoding *encoding, FdTable *t,
+                          CounterGroup **ret) {
         int fds[MAX_COUNTERS + 1], n = take_counter_fds(v, t, fds), r;
 
         if (n < 0)
                 return n;
-        r = b->adopt(fds, (size_t) n, n_events, ret);
+        r = b->adopt(fds, (size_t) n, encoding->attrs, encoding->n_events, ret);
         if (r < 0)
                 close_fds(fds, n);
         return r;
@@ -177,7 +178,7 @@ static int adopt_sets(const Manager *m, pid_t tid, const Program *p, GVariant *c
                 ProgramEncoding encoding;
 
                 program_encode(&one, m->events, &encoding);
-                r = adopt_counters(m->backend, fds, encoding.n_events, t, &ret[k]);
+                r = adopt_counters(m->backend, fds, &encoding, t, &ret[k]);
         }
         if (r < 0)
                 for (size_t i = 0; i + 1 < k; i++)
@@ -295,7 +296,7 @@ static int restore_cpu(SystemContext *s, GVariant *v, FdTable *t) {
         }
         g_variant_iter_init(&it, groups);
         while ((fds = g_variant_iter_next_value(&it))) {
-                int r = adopt_counters(s->backend, fds, s->encoding[c->n_groups % s->n_sets].n_events, t,
+                int r = adopt_counters(s->backend, fds, &s->encoding[c->n_groups % s->n_sets], t,
                                        &c->groups[c->n_groups]);
 
                 g_variant_unref(fds);

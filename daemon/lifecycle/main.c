@@ -16,6 +16,7 @@
 #include "calibrate.h"
 #include "config.h"
 #include "log.h"
+#include "pmu-budget.h"
 #include "macro.h"
 #include "manager-dbus.h"
 #include "perf-syscall.h"
@@ -262,6 +263,22 @@ static int check_config(void) {
         return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/* The CPU PMU's counters less the NMI watchdog's, and the share of them that carried hardware
+ * events' sources may pin (pmu-budget.h): CarriedCounters, or by default all but two, so that a
+ * thread's own program of two hardware events always fits beside them. */
+static void configure_pmu_budget(unsigned counters, int carried) {
+        unsigned watchdog = counters > 0 ? pmu_budget_watchdog_pins() : 0;
+        unsigned usable = counters > watchdog ? counters - watchdog : 0;
+        unsigned share = carried != CONFIG_CARRIED_COUNTERS_AUTO ? (unsigned) carried :
+                         usable > 2 ? usable - 2 : usable / 2;
+
+        pmu_budget_configure(usable, share);
+        if (counters > 0)
+                log_info("PMU: %u counters on each CPU%s; carried programs' hardware events may pin %u of them "
+                         "(CarriedCounters%s).", usable, watchdog ? " besides the NMI watchdog's" : "",
+                         pmu_budget_share(), carried == CONFIG_CARRIED_COUNTERS_AUTO ? "=auto" : "");
+}
+
 static int run(void) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -320,6 +337,7 @@ static int run(void) {
                          config.access.only.n);
         log_info("Limits: %u contexts per user (root: no per-user limit), %u in all, %u fds for counters.",
                  m->max_contexts_per_uid, m->max_contexts, m->fd_budget);
+        configure_pmu_budget(events->pmu_counters, config.carried_counters);
         restored = reexec_restore(m) > 0 || fd_store_restore(m) > 0;
         manager_start_heirs(m, config.max_contexts);
         if (!m->fork_watch) {

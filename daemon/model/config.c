@@ -11,7 +11,7 @@
 #include "log.h"
 #include "manager.h"
 
-static const char *const limit_keys[] = { "MaxContextsPerUser", "MaxContexts", "MaxSets", NULL };
+static const char *const limit_keys[] = { "MaxContextsPerUser", "MaxContexts", "MaxSets", "CarriedCounters", NULL };
 static const char *const access_keys[] = { "UserModeGroups", "KernelModeGroups", "OnlyGroups", NULL };
 
 static int read_limit_up_to(GKeyFile *f, const char *path, const char *key, unsigned max, unsigned *value) {
@@ -32,6 +32,24 @@ static int read_limit_up_to(GKeyFile *f, const char *path, const char *key, unsi
                 return log_error_errno(-EINVAL, "%s: [Limits] %s='%s' is not a number from 1 to %u.", path, key,
                                        s, max);
         *value = (unsigned) v;
+        return 0;
+}
+
+/* CarriedCounters: 0 (no hardware event carried) to MAX_COUNTERS, or "auto". */
+static int read_carried_counters(GKeyFile *f, const char *path, int *value) {
+        g_autofree char *s = NULL;
+
+        if (!g_key_file_has_key(f, "Limits", "CarriedCounters", NULL))
+                return 0;
+        s = g_key_file_get_value(f, "Limits", "CarriedCounters", NULL);
+        if (s && strcmp(g_strstrip(s), "auto") == 0) {
+                *value = CONFIG_CARRIED_COUNTERS_AUTO;
+                return 0;
+        }
+        if (!s || strlen(s) != 1 || s[0] < '0' || s[0] > '0' + MAX_COUNTERS)
+                return log_error_errno(-EINVAL, "%s: [Limits] CarriedCounters='%s' is not auto or a number from 0 "
+                                       "to %d.", path, s ? s : "", MAX_COUNTERS);
+        *value = s[0] - '0';
         return 0;
 }
 
@@ -121,8 +139,13 @@ static void print_groups(FILE *f, const char *key, const GroupList *l) {
 void config_print(const Config *c, int paranoid, FILE *f) {
         const AccessPolicy *a = &c->access;
 
-        fprintf(f, "[Limits]\nMaxContextsPerUser=%u\nMaxContexts=%u\nMaxSets=%u\n[Access]\n",
-                c->max_contexts_per_uid, c->max_contexts, c->max_sets);
+        fprintf(f, "[Limits]\nMaxContextsPerUser=%u\nMaxContexts=%u\nMaxSets=%u\n", c->max_contexts_per_uid,
+                c->max_contexts, c->max_sets);
+        if (c->carried_counters == CONFIG_CARRIED_COUNTERS_AUTO)
+                fputs("CarriedCounters=auto\n", f);
+        else
+                fprintf(f, "CarriedCounters=%d\n", c->carried_counters);
+        fputs("[Access]\n", f);
         print_groups(f, "UserModeGroups", &a->user_mode);
         print_groups(f, "KernelModeGroups", &a->kernel_mode);
         print_groups(f, "OnlyGroups", &a->only);
@@ -146,6 +169,7 @@ int config_load(const char *path, bool required, Config *ret) {
                 .max_contexts_per_uid = manager_default_max_contexts_per_uid(),
                 .max_contexts = manager_default_max_contexts(),
                 .max_sets = CONFIG_DEFAULT_MAX_SETS,
+                .carried_counters = CONFIG_CARRIED_COUNTERS_AUTO,
         };
         int r;
 
@@ -166,6 +190,9 @@ int config_load(const char *path, bool required, Config *ret) {
         if (r < 0)
                 return r;
         r = read_limit_up_to(f, path, "MaxSets", PM_MX_MAX_SETS, &c.max_sets);
+        if (r < 0)
+                return r;
+        r = read_carried_counters(f, path, &c.carried_counters);
         if (r < 0)
                 return r;
         r = read_groups(f, path, "UserModeGroups", &c.access.user_mode);

@@ -25,7 +25,7 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
         uid_t charged = manager_charged_uid(spec->owner_uid, spec->target_uid, spec->origin);
 
         const CounterBackend *backend = spec->born ? &counter_backend_bpf : m->backend;
-        bool born_counting = false;
+        bool born_counting = false, registered = false;
 
         if (charged != 0 && manager_uid_count(m, charged) >= m->max_contexts_per_uid)
                 return -EDQUOT;
@@ -41,17 +41,30 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
                         return -ESRCH;
                 born_counting = birth.counting;
         }
+        /* A program of hardware events that passes on: the thread counts through the kernel's
+         * sources as its creations will, stopped until its state switches it on. */
+        if (!spec->born && m->backend == &counter_backend_perf && manager_register_carrier(m, spec, tid)) {
+                registered = true;
+                backend = &counter_backend_bpf;
+        }
         /* Watching exits before the thread is checked alive below: an exit after that check is seen. */
         if (manager_exits_from_watch(m))
                 (void) fork_watch_set_enabled(m->fork_watch, true);
 
-        /* Opened stopped, joined, then switched on: never counts while the group state says off. */
+        /* Opened stopped, joined, then switched on: never counts while the group state says off. A
+         * registered carrier reads itself in process as a born thread does: OpenLocal hands it its own
+         * counters then. */
         r = context_new_with(backend, m->events, pid, tid, spec->owner_uid, spec->program, pidfd,
-                             CONTEXT_STOPPED | (spec->local && !spec->born ? CONTEXT_PRIVATE_LEADER : 0), &c);
+                             CONTEXT_STOPPED | (spec->local && !spec->born && !registered ? CONTEXT_PRIVATE_LEADER : 0),
+                             &c);
+        if (r < 0 && registered)
+                heirs_drop(m->heirs, tid);
         if (r == -ENOMEM)
                 return r;
         if (r == -EMFILE || r == -ENFILE)
                 return -ENFILE;                 /* out of fds: a limit, not the events' fault */
+        if (r == -ENOSPC)
+                return r;                       /* the PMU's counters pinned for carried programs */
         if (r < 0)
                 return log_debug_errno(-ENODEV, "Opening counters on thread %d failed: %s", (int) tid,
                                        strerror(-r));
@@ -112,13 +125,15 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
         if (m->recheck && manager_exits_from_watch(m))
                 (void) exit_recheck_add(m->recheck, tid, c->attached_ns);
         if (!spec->born)
-                manager_carry(m, c);
+                manager_carry(m, c);            /* for a registered carrier: its late heirs alone */
         if (ret)
                 *ret = c;
         return 0;
 fail:
         if (c->group)
                 group_member_left(c->group, c);
+        if (registered)
+                heirs_drop(m->heirs, tid);
         c->pidfd = -1;                  /* still the caller's on failure */
         context_free(c);
         manager_update_fork_watch(m);

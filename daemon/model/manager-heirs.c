@@ -8,12 +8,38 @@
 #include "heirs.h"
 #include "log.h"
 #include "manager.h"
+#include "pmu-budget.h"
 
 /* Whether the kernel can carry every event of c's program (heirs_can_carry_event). */
 static bool carriable(const Context *c) {
         for (size_t i = 0; i < c->encoding->n_events; i++)
                 if (!heirs_can_carry_event(&c->encoding->attrs[i]))
                         return false;
+        return true;
+}
+
+bool manager_register_carrier(Manager *m, const AttachSpec *spec, pid_t tid) {
+        ProgramEncoding enc;
+        int r;
+
+        if (!m->heirs || spec->born || !program_inherits(spec->program) || program_n_sets(spec->program) != 1)
+                return false;
+        program_encode(spec->program, m->events, &enc);
+        if (pmu_budget_hardware_events(enc.attrs, enc.n_events) == 0)
+                return false;   /* its own perf counters count it: no PMU counter is at stake */
+        for (size_t i = 0; i < enc.n_events; i++)
+                if (!heirs_can_carry_event(&enc.attrs[i]))
+                        return false;
+        r = heirs_register_carrier(m->heirs, tid, enc.attrs, enc.n_events, spec->group ? spec->group->id : 0,
+                                   manager_charged_uid(spec->owner_uid, spec->target_uid, CONTEXT_INHERIT));
+        if (r < 0) {
+                log_info("Thread %d's program of hardware events is not carried inside the kernel (%s): it and "
+                         "its creations are counted by counters of their own, its creations from when pmapid "
+                         "attaches them.", (int) tid,
+                         r == -ENOSPC ? "the PMU's counters for carried programs are taken ([Limits] CarriedCounters)" :
+                         r == -E2BIG ? "too many different events counted at once" : strerror(-r));
+                return false;
+        }
         return true;
 }
 
@@ -38,7 +64,8 @@ void manager_carry(Manager *m, Context *c) {
                         c->group ? c->group->id : 0, manager_charged_uid(c->owner_uid, c->target_uid, CONTEXT_INHERIT));
         if (r < 0) {
                 log_debug("Thread %d's creations will be attached after the fact: %s", (int) c->tid,
-                          r == -E2BIG ? "too many different events counted at once" : strerror(-r));
+                          r == -E2BIG ? "too many different events counted at once" :
+                          r == -ENOSPC ? "the PMU's counters for carried programs are taken" : strerror(-r));
                 manager_set_late_heir(m, c, true);
         }
 }

@@ -260,6 +260,11 @@ int manager_attach(Manager *m, const AttachSpec *spec, pid_t pid, pid_t tid, int
 /* Inheritance inside the kernel: thread c's creations are born counting (heirs.h), where the engine
  * runs and c's program passes on; otherwise nothing (they are attached after the fact). */
 void manager_carry(Manager *m, Context *c);
+/* A new context of spec on thread tid whose program has hardware events and passes on: the thread
+ * is registered with the engine to be counted through the per-CPU sources, as its creations are
+ * (heirs_register_carrier), and its context then opens as a born thread's. False where it is not
+ * (no hardware event, no engine, no room in the PMU's share: said in the log). */
+bool manager_register_carrier(Manager *m, const AttachSpec *spec, pid_t tid);
 /* Whether c's creations are attached after the fact (context.h, late_heir): while any is, the fork
  * watch wakes at each record; otherwise it reads them every 20 ms and before the calls that need
  * them (fork_watch_set_lazy). */

@@ -158,6 +158,7 @@ int report_write_csv(Report *r, FILE *f) {
                 csv_row(&w, "group", NULL, "consistent", NULL, "%d", r->total.ginfo.flags.b.consistent);
                 csv_row(&w, "group", NULL, "partial", NULL, "%d", r->partial);
                 csv_row(&w, "group", NULL, "threads_missed", NULL, "%u", r->threads_missed);
+                csv_row(&w, "group", NULL, "born_counting", NULL, "%d", r->kernel_inherits);
         }
         for (int c = 0; c < MAX_COUNTERS; c++) {
                 if (!report_counter_used(r, c))
@@ -255,6 +256,7 @@ int report_write_json(const Report *r, FILE *f) {
                 json_bool(&w, "consistent", r->total.ginfo.flags.b.consistent);
                 json_bool(&w, "partial", r->partial);
                 json_int(&w, "threads_missed", r->threads_missed);
+                json_bool(&w, "born_counting", r->kernel_inherits);
         }
         json_open_array(&w, "events");
         for (int c = 0; c < MAX_COUNTERS; c++) {

@@ -267,13 +267,12 @@ int run_command(const Options *o, Report *rep) {
         _cleanup_free_ char *preload = NULL;
         int r;
 
-        /* Born counting inside the kernel, the command's threads need no preloaded library; the
-         * kernel carries software events only (pmapid(8)). */
+        /* Born counting inside the kernel, the command's threads need no preloaded library: asked
+         * once the group is set, since the PMU's room decides for hardware events (pmapid(8)). */
         int ids[MAX_COUNTERS];
         for (int k = 0; k < MAX_COUNTERS; k++)
                 ids[k] = report_event_id(rep, k);
-        rep->kernel_inherits = tool_bus_kernel_carries(ids, MAX_COUNTERS);
-        if (o->preload && !rep->kernel_inherits && preload_value(&preload) < 0)
+        if (o->preload && preload_value(&preload) < 0)
                 return pmcount_fail("LD_PRELOAD", PM_ENOMEM);
         /* Like time(1): a ^C or ^\ on the terminal is for the command; pmcount still reports. */
         (void) sigaction(SIGINT, &(struct sigaction) { .sa_handler = SIG_IGN }, &saved_sigint);
@@ -282,6 +281,7 @@ int run_command(const Options *o, Report *rep) {
                 r = make_group(&rep->prog);
                 if (r != 0)
                         return r;
+                rep->kernel_inherits = tool_bus_kernel_carries(ids, MAX_COUNTERS);
                 r = fork_and_wait(o, preload, rep);
                 if (r == 0)
                         r = read_group(rep);

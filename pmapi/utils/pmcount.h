@@ -62,7 +62,8 @@ typedef struct Report {
         const pm_groups_t *group;       /* -g's group, or NULL */
         int group_events[MAX_COUNTERS]; /* -g: the group's event on each counter */
         pid_t pid;                      /* the command's process (the last run's), or -p/-t's */
-        bool kernel_inherits;           /* pmapid's KernelInheritance: the command runs as it is */
+        bool kernel_inherits;           /* the command's threads are born counting inside the kernel
+                                         * (its events carried): it runs as it is, no preload */
         int wait_status;                /* as wait4() gave it */
         struct rusage rusage;           /* the command and the descendants it waited for */
         uint64_t elapsed_ns;            /* from before fork() until wait4() returned (the last run) */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bus-names.h"
 #include "error-map.h"
@@ -20,29 +21,45 @@ static int code_from_bus(const char *method, const sd_bus_error *error, int r) {
         return error_map_from_bus(error, r);
 }
 
+/* Whether id is in the Manager's "ai" property name. */
+static bool in_property(sd_bus *bus, const char *name, int id) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const int32_t *ids;
+        size_t size = 0;
+
+        if (sd_bus_get_property(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE, name, NULL, &reply,
+                                "ai") < 0 ||
+            sd_bus_message_read_array(reply, 'i', (const void **) &ids, &size) < 0)
+                return false;
+        for (size_t k = 0; k < size / sizeof(int32_t); k++)
+                if (ids[k] == id)
+                        return true;
+        return false;
+}
+
 bool tool_bus_kernel_carries(const int *ids, size_t n) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const int32_t *carried;
-        size_t size = 0;
+        bool hardware = false;
+        char path[64];
         int v = 0;
 
         if (sd_bus_open_system(&bus) < 0 ||
             sd_bus_get_property_trivial(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE,
-                                        "KernelInheritance", NULL, 'b', &v) < 0 || !v ||
-            sd_bus_get_property(bus, PMAPI_SERVICE, PMAPI_MANAGER_PATH, PMAPI_MANAGER_INTERFACE, "CarriedEvents",
-                                NULL, &reply, "ai") < 0 ||
-            sd_bus_message_read_array(reply, 'i', (const void **) &carried, &size) < 0)
+                                        "KernelInheritance", NULL, 'b', &v) < 0 || !v)
                 return false;
         for (size_t i = 0; i < n; i++) {
-                bool found = ids[i] == COUNT_NOTHING;
-
-                for (size_t k = 0; !found && k < size / sizeof(int32_t); k++)
-                        found = carried[k] == ids[i];
-                if (!found)
+                if (ids[i] == COUNT_NOTHING || in_property(bus, "CarriedEvents", ids[i]))
+                        continue;
+                if (!in_property(bus, "CarriedHardwareEvents", ids[i]))
                         return false;
+                hardware = true;
         }
-        return true;
+        if (!hardware)
+                return true;
+        v = 0;
+        (void) snprintf(path, sizeof(path), PMAPI_THREAD_PREFIX "/%d", (int) gettid());
+        return sd_bus_get_property_trivial(bus, PMAPI_SERVICE, path, PMAPI_THREAD_INTERFACE, "CreationsBornCounting",
+                                           NULL, 'b', &v) >= 0 && v;
 }
 
 int tool_bus_call(const char *method, sd_bus_message **ret_reply, const char *types, ...) {

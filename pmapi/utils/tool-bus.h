@@ -9,6 +9,8 @@
  * reply, which the caller unrefs, or the PM_E* code of the failure (PMAPI_DEBUG prints it). */
 int tool_bus_call(const char *method, sd_bus_message **ret_reply, const char *types, ...);
 
-/* Whether pmapid carries a program of these events (COUNT_NOTHING ignored) inside the kernel: it
- * inherits there, and each is in its CarriedEvents (software events). False on any error. */
+/* Whether pmapid carries a program of these events (COUNT_NOTHING ignored) inside the kernel, as
+ * the calling thread's context was just set with them: it inherits there, and each is in its
+ * CarriedEvents (software events) or, where that thread's context says its creations are born
+ * counting, in its CarriedHardwareEvents (the PMU had room). False on any error. */
 bool tool_bus_kernel_carries(const int *ids, size_t n);

@@ -14,7 +14,7 @@ build=$1 log=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/guest/console.sh"
 cache=${PMAPI_GUEST_CACHE:-$top/$build/guests}
-tests=${PMAPI_ARM64_TESTS:-hardware-counts event-counts groups inheritance library system mx mx-system
+tests=${PMAPI_ARM64_TESTS:-hardware-counts hardware-carried pmcount-hardware event-counts groups inheritance library system mx mx-system
  event-groups calibrate aix-clients aix-group-clients aix-client-code local-reads wide-groups pmu-tools
  privilege-drop handed-fds}
 mkdir -p "$cache"
@@ -44,9 +44,13 @@ console_take "$out" "$log"
 line="arm64 guest $(cut -d' ' -f1 "$kdir/release") (Cortex-A57, PMU): $passed meson tests passed${failed:+, failed: $failed}; userland and kernel ready in ${prepared} s, cross build ${built} s, tests in $(($(date +%s) - start - prepared - built)) s (${clock:-0} s of the guest's clock)${stopped:+; stopped: $stopped}"
 if [ "$status" -eq 0 ]; then
         echo "ok 1 - $line"
-        grep -hE '^# (uid|[0-9]+ events|pm_get_data)' "$out" | sed 's/^/  /'
+        grep -hE '^# (uid|[0-9]+ events|pm_get_data|busybox sh|make -j2|Python)' "$out" | sed 's/^/  /'
         echo "  pmapid --calibrate on the guest's PMU:"
         sed -n '/^=== guest calibration$/,/^=== end$/p' "$out" | sed '1d;$d' | sed 's/^/    /'
+        if [ -n "${PMAPI_GUEST_BENCH:-}" ]; then
+                echo "  benchmarks in the guest ($PMAPI_GUEST_BENCH):"
+                sed -n '/^=== guest bench$/,/^=== end$/p' "$out" | sed '1d;$d' | grep -E '^#|[0-9] ns ' | sed 's/^/    /'
+        fi
 else
         echo "not ok 1 - $line (console: $out)"
         console_why "$out"

@@ -45,6 +45,15 @@ grep -E '^ *[0-9]+/[0-9]+ .*(OK|FAIL|SKIP|TIMEOUT)' /run/guest-out/meson.txt
 echo "=== guest testlog"
 cat "$build/meson-logs/testlog.txt"
 echo "=== end"
+# PMAPI_GUEST_BENCH=NAMES: those benchmarks after the tests (a measurement, never a failure), their
+# output printed between two marker lines.
+if [ -n "${PMAPI_GUEST_BENCH:-}" ]; then
+        echo "bench 600" > /run/guest-out/stage
+        echo "=== guest bench"
+        # shellcheck disable=SC2086
+        meson test -C "$build" --no-rebuild --benchmark --verbose $PMAPI_GUEST_BENCH 2>&1
+        echo "=== end"
+fi
 # PMAPI_GUEST_CALIBRATE=yes: pmapid --calibrate on this machine's PMU, its file printed.
 # Under 5 s of the guest's clock in the arm64 guest: its own stall limit, not the tests'.
 if [ "${PMAPI_GUEST_CALIBRATE:-no}" = yes ]; then

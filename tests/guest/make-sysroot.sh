@@ -20,9 +20,11 @@ apt_sources="deb [arch=arm64] http://deb.debian.org/debian bookworm main
 deb [arch=arm64] http://deb.debian.org/debian-security bookworm-security main"
 . "$here/private-apt.sh"
 # What the project links against (meson.build), what its tests run (a private dbus-daemon, meson
-# test, shell scripts), and what the guest's init needs to hand over to them.
+# test, shell scripts; make, Python and a static busybox for the commands pmcount counts), and what
+# the guest's init needs to hand over to them.
 packages="libc6-dev libsystemd-dev libglib2.0-dev libpfm4-dev libcmocka-dev libsmartcols-dev libjson-glib-dev libbpf-dev
  libseccomp-dev dbus-daemon meson python3 dash bash coreutils grep sed gawk findutils procps util-linux
+ make busybox-static
  libc-bin"
 # The closure of those packages as if nothing were installed, in the guest's own architecture.
 # shellcheck disable=SC2086

@@ -1,6 +1,8 @@
 /* spawn-worker.c: touches N fresh pages and exits, linked statically and calling nothing but the
  * kernel: an exec'd worker of test-creation-paths.c whose faults are its pages, the exec's and its
- * own start's only. With a second argument "fork", a child it forks and waits for touches N more. */
+ * own start's only. With a second argument "fork", a child it forks and waits for touches N more.
+ * "loop N" instead runs pmu-workload.h's known loop of 2N user-mode instructions
+ * (test-hardware-carried.c). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -8,6 +10,7 @@
 #include <unistd.h>
 
 #include "fresh-pages.h"
+#include "pmu-workload.h"
 
 static int touch(size_t n) {
         return fresh_pages_touch(n) < 0 ? 1 : 0;
@@ -18,6 +21,10 @@ int main(int argc, char *argv[]) {
         int status;
         pid_t child;
 
+        if (argc == 3 && strcmp(argv[1], "loop") == 0) {
+                known_loop((uint64_t) atoll(argv[2]));
+                return 0;
+        }
         if (argc == 3 && strcmp(argv[2], "fork") == 0) {
                 child = fork();
                 if (child == 0)

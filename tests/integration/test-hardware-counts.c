@@ -321,9 +321,8 @@ static bool carried(const int32_t *ids, size_t n, int id) {
 }
 
 /* Inheritance inside the kernel reads per-CPU counters of the events it carries at every switch:
- * a hardware event's would hold one of the PMU's counters on every CPU, before any thread's (the
- * 6-event program above counted 0 while they did). pmapid carries software events only, and
- * attaches the threads of hardware programs after the fact: a thread's program still has the whole
+ * a hardware event's holds one of the PMU's counters on every CPU, pinned, before any thread's
+ * (test-hardware-carried). A software event's holds none: a thread's program still has the whole
  * PMU while another process's page-fault program is carried. */
 static void test_carried_software_events_leave_the_pmu_alone(void **state) {
         int32_t ids[256];

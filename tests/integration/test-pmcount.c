@@ -116,6 +116,8 @@ static long long check_workload_json(const char *text, pid_t *ret_pid, bool rows
         assert_int_equal(json_object_get_int_member(doc, "exit_status"), 0);
         assert_true(json_object_get_null_member(doc, "signal"));
         assert_true(json_object_get_boolean_member(doc, "consistent"));
+        /* A software event: carried wherever pmapid inherits inside the kernel. */
+        assert_int_equal(json_object_get_boolean_member(doc, "born_counting"), kernel_inheritance());
         pid = (pid_t) json_object_get_int_member(doc, "pid");
         events = json_object_get_array_member(doc, "events");
         assert_int_equal(json_array_get_length(events), 1);

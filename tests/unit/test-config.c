@@ -57,11 +57,18 @@ static void test_limits_are_read(void **state) {
         Config c;
 
         (void) state;
-        write_conf("# comment\n[Limits]\nMaxContextsPerUser = 3\nMaxContexts=40\nMaxSets=16\n");
+        write_conf("# comment\n[Limits]\nMaxContextsPerUser = 3\nMaxContexts=40\nMaxSets=16\nCarriedCounters=0\n");
         assert_int_equal(config_load(path, true, &c), 0);
         assert_int_equal(c.max_contexts_per_uid, 3);
         assert_int_equal(c.max_contexts, 40);
         assert_int_equal(c.max_sets, 16);
+        assert_int_equal(c.carried_counters, 0);
+        write_conf("[Limits]\nCarriedCounters = 4\n");
+        assert_int_equal(config_load(path, true, &c), 0);
+        assert_int_equal(c.carried_counters, 4);
+        write_conf("[Limits]\nCarriedCounters=auto\n");
+        assert_int_equal(config_load(path, true, &c), 0);
+        assert_int_equal(c.carried_counters, CONFIG_CARRIED_COUNTERS_AUTO);
 }
 
 static void test_one_limit_keeps_the_other_default(void **state) {
@@ -73,6 +80,7 @@ static void test_one_limit_keeps_the_other_default(void **state) {
         assert_int_equal(c.max_contexts_per_uid, manager_default_max_contexts_per_uid());
         assert_int_equal(c.max_contexts, 9);
         assert_int_equal(c.max_sets, CONFIG_DEFAULT_MAX_SETS);
+        assert_int_equal(c.carried_counters, CONFIG_CARRIED_COUNTERS_AUTO);
 }
 
 static void test_malformed_files_are_refused(void **state) {
@@ -85,6 +93,9 @@ static void test_malformed_files_are_refused(void **state) {
                 "[Limits]\nMaxContexts=1000001\n",
                 "[Limits]\nMaxSets=0\n",
                 "[Limits]\nMaxSets=17\n",                      /* past PM_MX_MAX_SETS */
+                "[Limits]\nCarriedCounters=9\n",               /* past MAX_COUNTERS */
+                "[Limits]\nCarriedCounters=-1\n",
+                "[Limits]\nCarriedCounters=some\n",
                 "[Limits]\nMaxContextPerUser=5\n",              /* a typo is not ignored */
                 "[Limit]\nMaxContexts=5\n",
                 "MaxContexts=5\n",                              /* a key outside any section */

@@ -15,45 +15,16 @@
 #include <unistd.h>
 
 #include "bench-stats.h"
+#include "bench-switch.h"
 #include "bus-fixture.h"
 #include "pmapi.h"
 #include "workload.h"
 
-#define N_SWITCH 20000
-#define BATCH 100
+#define N_SWITCH 20000          /* round trips */
 
-static int ping[2], pong[2];
-
-static void *partner(void *arg) {
-        char c;
-
-        (void) arg;
-        while (read(ping[0], &c, 1) == 1 && c)
-                if (write(pong[1], &c, 1) != 1)
-                        break;
-        return NULL;
-}
-
+/* The median switch of a ping-pong between this thread and a partner, both made now. */
 static void *pinger(void *arg) {
-        long long *ret = arg, t[N_SWITCH / BATCH];
-        pthread_t th;
-        char c = 1, z = 0;
-
-        *ret = -1;
-        if (pipe(ping) < 0 || pipe(pong) < 0 || pthread_create(&th, NULL, partner, NULL) != 0)
-                return NULL;
-        for (int k = 0; k < N_SWITCH / BATCH; k++) {
-                long long s = bench_now_ns();
-
-                for (int i = 0; i < BATCH; i++)
-                        if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
-                                return NULL;
-                t[k] = (bench_now_ns() - s) / (2 * BATCH);
-        }
-        (void) !write(ping[1], &z, 1);
-        pthread_join(th, NULL);
-        close(ping[0]), close(ping[1]), close(pong[0]), close(pong[1]);
-        *ret = bench_median(t, N_SWITCH / BATCH);
+        *(long long *) arg = bench_switch_ns(N_SWITCH);
         return NULL;
 }
 
@@ -112,7 +83,7 @@ int main(void) {
         sw = switch_under(&info, "PM_TASK_CLOCK", "PM_PAGE_FLT", &n);
         hw = switch_under(&info, "PM_CYC", "PM_INST_CMPL", &n);
         printf("# a context switch (pipe ping-pong, two threads on CPU 0, %d switches), median; born members "
-               "of a descendants group, carried inside the kernel%s\n", N_SWITCH,
+               "of a descendants group, carried inside the kernel%s\n", 2 * N_SWITCH,
                kernel_inheritance() ? "" : " (not here: pmapid does not inherit inside the kernel)");
         row("context switch, no program (floor)", floor, floor);
         row("context switch, 2 software events carried", sw, floor);

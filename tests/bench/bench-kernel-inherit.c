@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "bench-stats.h"
+#include "bench-switch.h"
 
 #define N_CREATE 2000
 #define N_FORK 500
@@ -105,48 +106,21 @@ static long long fork_wait(int n) {
         return bench_median(t, n);
 }
 
-/* Ping-pong over two pipes between this thread and a partner on the same CPU: each round trip is
- * two context switches. */
-static int ping[2], pong[2];
-
-static void *partner(void *arg) {
-        char c;
-
-        (void) arg;
-        while (read(ping[0], &c, 1) == 1 && c)
-                if (write(pong[1], &c, 1) != 1)
-                        break;
-        return NULL;
-}
-
+/* A ping-pong of n round trips between this thread and a partner on CPU 0: each round trip is two
+ * context switches. */
 static long long switch_ns(int n) {
-        long long t[N_SWITCH / 100];
-        pthread_t th;
-        char c = 1, z = 0;
         cpu_set_t one;
+        long long ns;
 
         CPU_ZERO(&one);
         CPU_SET(0, &one);
         (void) sched_setaffinity(0, sizeof(one), &one);        /* the partner inherits it */
-        if (pipe(ping) < 0 || pipe(pong) < 0 || pthread_create(&th, NULL, partner, NULL) != 0)
-                return -1;
-        for (int k = 0; k < n / 100; k++) {
-                long long s = bench_now_ns();
-
-                for (int i = 0; i < 100; i++)
-                        if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
-                                return -1;
-                t[k] = (bench_now_ns() - s) / 200;     /* 100 round trips, 2 switches each */
-        }
-        if (write(ping[1], &z, 1) != 1)
-                return -1;
-        pthread_join(th, NULL);
-        close(ping[0]), close(ping[1]), close(pong[0]), close(pong[1]);
+        ns = bench_switch_ns(n);
         CPU_ZERO(&one);
         for (int i = 0; i < CPU_SETSIZE && i < 1024; i++)
                 CPU_SET(i, &one);
         (void) sched_setaffinity(0, sizeof(one), &one);
-        return bench_median(t, n / 100);
+        return ns;
 }
 
 static pthread_barrier_t live_done;

@@ -174,11 +174,8 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-        char command[300];
-
         (void) state;
-        snprintf(command, sizeof(command), "rm -rf %s", dir);
-        (void) !system(command);
+        tool_scratch_remove(dir);
         return bus_fixture_stop(&fixture);
 }
 

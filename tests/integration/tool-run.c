@@ -1,5 +1,6 @@
 /* tool-run.c: see tool-run.h. */
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -175,4 +176,13 @@ size_t count_lines(const char *s) {
         for (; *s; s++)
                 n += *s == '\n';
         return n;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *at) {
+        (void) st, (void) type, (void) at;
+        return remove(path) < 0 ? -1 : 0;
+}
+
+void tool_scratch_remove(const char *dir) {
+        (void) nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -55,6 +55,9 @@ void tool_runf(ToolRun *r, uid_t uid, const char *env, const char *program, cons
  * with other users, and reads the catalog pm_init(filter) gives. 0, or nonzero on failure. */
 int tool_fixture_start(BusFixture *f, const char *program_env, int filter, pm_info_t *ret_info);
 
+/* Removes folder dir and all below it (a test's scratch folder, made by mkdtemp), following no link. */
+void tool_scratch_remove(const char *dir);
+
 /* ---- what the tools print ---- */
 
 /* The JSON document a tool printed; fails the test if it does not parse. */

@@ -14,7 +14,8 @@
  * - the creator's context says its creations are born counting (CreationsBornCounting);
  * - while that program is carried, a thread's own program of as many hardware events as the PMU
  *   has counters is refused with PM_EOPEN (it could never be scheduled beside the pinned sources),
- *   never read as zeros; once the group is gone, the same program is accepted;
+ *   never read as zeros, whether the carried program is its own user's or another's; once the
+ *   group is gone, the same program is accepted;
  * - a thread's own carried program read in process: what the holder of its handle can do spoils
  *   its own numbers only (handle_body);
  * - a member that keeps its CPU is read as of the call, by the group and by a third party
@@ -36,6 +37,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -583,6 +585,61 @@ static void test_hardware_events_are_carried_on_every_path(void **state) {
         assert_int_equal(run_as_nobody(refused_body, NULL), 0);
 }
 
+/* The same refusal across users: uid 65534's process carries a group's hardware program while
+ * root's thread asks for a program of every counter's worth (it could never be scheduled beside
+ * the pinned sources): PM_EOPEN, never zeros; accepted once the other user's group is gone. */
+static void test_another_users_carried_program_refuses_a_wide_one_loudly(void **state) {
+        pm_info_t info;
+        Wide wide;
+        int ready[2], done[2], status, wide_ok;
+        char c = 0;
+        pid_t pid;
+
+        (void) state;
+        if (inst_id < 0 || cyc_id < 0 || !kernel_inheritance()) {
+                print_message("# SKIP: no CPU PMU here, or pmapid does not inherit inside the kernel\n");
+                skip();
+        }
+        assert_int_equal(paranoid_set_for_test(2), 0);
+        assert_int_equal(pm_init(PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT, &info), 0);
+        wide_ok = wide_start(&wide, &info);
+        if (wide_ok == -2) {
+                print_message("# SKIP: the catalog has too few PMU events for a program of every counter\n");
+                skip();
+        }
+        assert_int_equal(wide_ok, 0);
+        assert_int_equal(pipe(ready), 0);
+        assert_int_equal(pipe(done), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                pm_prog_t prog;
+                pm_info_t mine;
+                char r = 'e', x;
+
+                if (setgroups(0, NULL) == 0 && setresgid(65534, 65534, 65534) == 0 &&
+                    setresuid(65534, 65534, 65534) == 0 &&
+                    pm_init(PM_VERIFIED | PM_UNVERIFIED | PM_CAVEAT, &mine) == 0) {
+                        program_of(&prog, PM_USER | PM_COUNT, (const int[]) { inst_id, cyc_id }, 2);
+                        if (pm_set_program_mygroup(&prog) == 0 && creations_born_counting() == 1)
+                                r = 'r';
+                }
+                (void) !write(ready[1], &r, 1);
+                (void) !read(done[0], &x, 1);
+                (void) pm_delete_program_mygroup();
+                _exit(r == 'r' ? 0 : 1);
+        }
+        assert_int_equal(read(ready[0], &c, 1), 1);
+        assert_int_equal(c, 'r');                               /* uid 65534's program is carried */
+        assert_int_equal(wide_set(&wide), PM_EOPEN);
+        assert_int_equal(write(done[1], "d", 1), 1);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        assert_int_equal(wide_set(&wide), 0);                   /* its sources are gone: it fits */
+        wide_stop(&wide);
+        close(ready[0]), close(ready[1]), close(done[0]), close(done[1]);
+}
+
 static int restore_paranoid(void **state) {
         (void) state;
         paranoid_restore_for_test();
@@ -617,6 +674,8 @@ int main(void) {
                 cmocka_unit_test_teardown(test_hardware_events_are_carried_on_every_path, restore_paranoid),
                 cmocka_unit_test_teardown(test_a_carriers_handle_spoils_only_its_own, restore_paranoid),
                 cmocka_unit_test_teardown(test_a_running_member_is_read_as_of_the_call, restore_paranoid),
+                cmocka_unit_test_teardown(test_another_users_carried_program_refuses_a_wide_one_loudly,
+                                          restore_paranoid),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);
